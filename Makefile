@@ -1,0 +1,96 @@
+# faultline — see README.md.
+#
+#   make          build ./faultline
+#   make deps     install the Debian packages the build, tests, demo and benchmarks need
+#   make check    unit tests and CLI tests, then all of them again under ASan+UBSan
+#   make demo     run a shipped scenario on a local file and print where the report is
+#   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+STD     := -std=c11 -D_GNU_SOURCE
+LIBS    := -luring -lpthread -lm
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Everything but main.c goes into a library that the unit tests link too.
+LIB_SRC := $(wildcard workloads/*.c checks/*.c faults/*.c) \
+           $(filter-out harness/main.c,$(wildcard harness/*.c))
+HDRS    := $(wildcard */*.h)
+TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+
+DEB_PACKAGES := gcc make pkg-config liburing-dev libcmocka-dev fio jq e2fsprogs util-linux \
+                procps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps check unit cli check-asan demo bench clean
+.SECONDARY:
+
+all: faultline
+
+# $(1): build directory, $(2): extra flags
+define build_rules
+$(1)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STD) $$(WARN) $$(CFLAGS) $(2) -c $$< -o $$@
+
+$(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
+	@rm -f $$@
+	ar rcs $$@ $$^
+
+$(1)/faultline: $(1)/obj/harness/main.o $(1)/libfaultline.a
+	$$(CC) $(2) $$(CFLAGS) -o $$@ $$^ $$(LIBS)
+
+$(1)/tests/%: $(1)/obj/tests/unit/%.o $(1)/libfaultline.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $(2) $$(CFLAGS) -o $$@ $$^ -lcmocka $$(LIBS)
+endef
+
+$(eval $(call build_rules,build,))
+$(eval $(call build_rules,build/asan,$(SAN)))
+
+faultline: build/faultline
+	cp build/faultline $@
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+	    || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: everything is installed"; else \
+	    echo "deps: installing" $$missing; \
+	    $(SUDO) apt-get update -qq || echo "deps: apt-get update failed; trying the install anyway"; \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
+
+# $(1): build directory
+define run_tests
+	@echo "== unit tests ($(1))"
+	@set -e; for t in $(TESTS); do $(1)/tests/$$t; done
+	@echo "== CLI tests ($(1))"
+	@set -e; for t in $(filter-out tests/cli/lib.sh,$(wildcard tests/cli/*.sh)); do echo "-- $$t"; FAULTLINE=$(CURDIR)/$(1)/faultline sh $$t; done
+endef
+
+unit: $(addprefix build/tests/,$(TESTS)) faultline
+	$(call run_tests,build)
+
+check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline
+	$(call run_tests,build/asan)
+
+# deps first, on its own: nothing can compile before liburing and cmocka are in.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory check-asan
+	@echo "== make check: all tests passed (plain and ASan+UBSan)"
+
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh scenarios/demo.sh
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/vs-fio.sh
+
+clean:
+	rm -rf build faultline

@@ -1,0 +1,178 @@
+/* classify — see classify.h. */
+#include "classify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[CLS_COUNT] = {
+    [CLS_OK] = "ok",
+    [CLS_UNWRITTEN] = "unwritten",
+    [CLS_LOST_WRITE] = "lost-write",
+    [CLS_STALE_READ] = "stale-read",
+    [CLS_TORN] = "torn",
+    [CLS_MISDIRECTED] = "misdirected",
+    [CLS_CORRUPT] = "corrupt",
+    [CLS_ZEROED] = "zeroed",
+    [CLS_IO_ERROR] = "io-error",
+};
+
+const char *class_name(enum fl_class c)
+{
+    return (unsigned)c < CLS_COUNT ? names[c] : "?";
+}
+
+bool class_is_finding(enum fl_class c)
+{
+    return c != CLS_OK && c != CLS_UNWRITTEN;
+}
+
+int classifier_init(struct classifier *c, const struct block_fmt *fmt)
+{
+    memset(c, 0, sizeof *c);
+    c->fmt = *fmt;
+    c->nsect = fmt->block_size / FL_SECTOR;
+    c->state = calloc(c->nsect, sizeof *c->state);
+    c->stamp = calloc(c->nsect, sizeof *c->stamp);
+    if (!c->state || !c->stamp) {
+        classifier_free(c);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+void classifier_free(struct classifier *c)
+{
+    free(c->state);
+    free(c->stamp);
+    c->state = NULL;
+    c->stamp = NULL;
+}
+
+static enum fl_class set(struct verdict *v, enum fl_class cls, uint32_t sector, const char *fmt,
+                         ...) __attribute__((format(printf, 4, 5)));
+
+static enum fl_class set(struct verdict *v, enum fl_class cls, uint32_t sector, const char *fmt,
+                         ...)
+{
+    v->cls = cls;
+    v->sector = sector;
+    if (!class_is_finding(cls))
+        return cls; /* ok reads are the hot path: no text for them */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->detail, sizeof v->detail, fmt, ap);
+    va_end(ap);
+    return cls;
+}
+
+/* True when the sector is ours and names exactly this block and position. */
+static bool stamp_fits(const struct classifier *c, const struct stamp *st, uint64_t block,
+                       uint32_t s)
+{
+    return st->target_id == c->fmt.target_id && st->writer_id == c->fmt.writer_id &&
+           st->block == block && st->sector == s && st->sectors == c->nsect;
+}
+
+enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
+                             const struct expectation *e, struct verdict *v)
+{
+    uint32_t stored = 0, computed = 0;
+    memset(v, 0, sizeof *v);
+    block_decode(buf, c->nsect, c->state, c->stamp, &stored, &computed);
+    bool never = e->lo == GEN_NONE && e->hi == GEN_NONE;
+
+    /* 1. Damaged sectors.  On a block we never wrote, anything goes.  The
+     *    finding names the generation the intact sectors still show. */
+    uint32_t bad = c->nsect;
+    for (uint32_t s = 0; !never && s < c->nsect && bad == c->nsect; s++)
+        if (c->state[s] == SECTOR_BAD_CRC || c->state[s] == SECTOR_BAD_MAGIC)
+            bad = s;
+    if (bad < c->nsect) {
+        for (uint32_t s = 0; s < c->nsect; s++)
+            if (c->state[s] == SECTOR_VALID && c->stamp[s].run_id == c->fmt.run_id) {
+                v->found_gen = (gen_t)c->stamp[s].gen;
+                v->found_known = true;
+                v->found_written_ns = c->stamp[s].written_ns;
+                break;
+            }
+        if (c->state[bad] == SECTOR_BAD_CRC)
+            return set(v, CLS_CORRUPT, bad,
+                       "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
+                       stored, computed);
+        return set(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
+    }
+
+    /* 2. Identity of every valid sector of this run; generation per sector.
+     *    Zero, foreign and (never-written) garbage sectors are generation 0. */
+    bool all_zero = true;
+    gen_t g0 = GEN_NONE;
+    uint32_t torn_at = 0;
+    bool torn = false;
+    for (uint32_t s = 0; s < c->nsect; s++) {
+        gen_t g = GEN_NONE;
+        if (c->state[s] != SECTOR_ZERO)
+            all_zero = false;
+        if (c->state[s] == SECTOR_VALID && c->stamp[s].run_id == c->fmt.run_id) {
+            const struct stamp *st = &c->stamp[s];
+            if (!stamp_fits(c, st, block, s)) {
+                v->found_gen = (gen_t)st->gen;
+                v->found_known = true;
+                v->found_written_ns = st->written_ns;
+                return set(v, CLS_MISDIRECTED, s,
+                           "sector %u holds sector %u of block %llu (target %u, writer %u, gen %u)",
+                           s, st->sector, (unsigned long long)st->block, st->target_id,
+                           st->writer_id, st->gen);
+            }
+            g = (gen_t)st->gen;
+        }
+        if (s == 0) {
+            g0 = g;
+            if (g != GEN_NONE) {
+                v->found_gen = g;
+                v->found_known = true;
+                v->found_written_ns = c->stamp[0].written_ns;
+            }
+        } else if (g != g0 && !torn) {
+            torn = true;
+            torn_at = s;
+        }
+    }
+    if (torn) {
+        gen_t gt = c->state[torn_at] == SECTOR_VALID ? (gen_t)c->stamp[torn_at].gen : GEN_NONE;
+        if (c->state[torn_at] == SECTOR_VALID && c->stamp[torn_at].run_id != c->fmt.run_id)
+            gt = GEN_NONE;
+        return set(v, CLS_TORN, torn_at, "sector 0 has generation %u, sector %u has generation %u",
+                   g0, torn_at, gt);
+    }
+
+    /* 3. One generation for the whole block: compare with the expectation. */
+    if (g0 == GEN_NONE) {
+        if (never)
+            return set(v, CLS_UNWRITTEN, 0, "never written in this run");
+        if (e->lo != GEN_NONE) {
+            if (all_zero)
+                return set(v, CLS_ZEROED, 0, "all zero; generation %u was durable", e->lo);
+            return set(v, CLS_LOST_WRITE, 0,
+                       "holds data from before this run; generation %u was durable", e->lo);
+        }
+        if (e->strict && e->acked != GEN_NONE)
+            return set(v, CLS_STALE_READ, 0,
+                       "%s; generation %u was acknowledged", all_zero ? "all zero" : "old data",
+                       e->acked);
+        return set(v, CLS_OK, 0, "first write not durable, not on the media");
+    }
+    if (gen_cmp(g0, e->lo) < 0)
+        return set(v, CLS_LOST_WRITE, 0, "generation %u found; generation %u was durable", g0,
+                   e->lo);
+    if (gen_cmp(g0, e->hi) > 0)
+        return set(v, CLS_CORRUPT, 0,
+                   "generation %u found, newer than any write issued (newest %u)", g0, e->hi);
+    if (e->strict && g0 != e->acked)
+        return set(v, CLS_STALE_READ, 0,
+                   "generation %u found; generation %u was acknowledged", g0, e->acked);
+    return set(v, CLS_OK, 0, "generation %u", g0);
+}

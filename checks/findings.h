@@ -1,0 +1,54 @@
+/*
+ * findings — counts per class and the list of bad reads.
+ *
+ * Every verified read is counted in its class; every read that is not ok or
+ * unwritten (and every failed write or flush) becomes a finding that names
+ * the block, the byte offset, expected and found generation, when the block
+ * was written and when the bad read happened.  The list keeps the first
+ * `limit` findings (counts go on): a dead target can produce millions.
+ */
+#ifndef FL_FINDINGS_H
+#define FL_FINDINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classify.h"
+
+#define FL_TIME_UNKNOWN UINT64_MAX
+
+struct finding {
+    enum fl_class cls;
+    const char *phase;       /* "workload", "sweep" or "verify" */
+    const char *op;          /* "read", "write" or "flush" */
+    uint64_t block;
+    uint64_t offset;         /* byte offset of the first offending sector */
+    gen_t expected_gen;      /* the newest generation the read had to return */
+    gen_t found_gen;
+    int found_known;         /* 0: nothing readable was found */
+    uint64_t written_ns;     /* expected generation completed, ns since run start */
+    uint64_t read_ns;        /* the bad read completed, ns since run start */
+    uint64_t found_written_ns; /* the found data was issued (from its stamp) */
+    char detail[192];
+};
+
+struct findings {
+    uint64_t counts[CLS_COUNT];
+    struct finding *list;
+    size_t n, cap, limit;
+    uint64_t unlisted; /* findings beyond the limit */
+};
+
+void findings_init(struct findings *f, size_t limit);
+void findings_free(struct findings *f);
+
+/* Counts a read that is not a finding (ok, unwritten). */
+void findings_count(struct findings *f, enum fl_class c);
+
+/* Counts and, within the limit, keeps a finding. */
+void findings_add(struct findings *f, const struct finding *x);
+
+/* Number of findings (everything but ok and unwritten). */
+uint64_t findings_bad(const struct findings *f);
+
+#endif

@@ -1,0 +1,159 @@
+/* verify — see verify.h. */
+#include "verify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../workloads/clock.h"
+#include "../workloads/iopool.h"
+
+int verifier_init(struct verifier *v, struct statemap *map, struct findings *f,
+                  const struct block_fmt *fmt, unsigned worker, unsigned workers)
+{
+    memset(v, 0, sizeof *v);
+    v->map = map;
+    v->findings = f;
+    v->block_size = fmt->block_size;
+    v->worker = worker;
+    v->workers = workers;
+    return classifier_init(&v->cls, fmt);
+}
+
+void verifier_free(struct verifier *v)
+{
+    classifier_free(&v->cls);
+}
+
+static const char *op_name(enum io_op op)
+{
+    return op == IO_READ ? "read" : op == IO_WRITE ? "write" : "flush";
+}
+
+void verify_read(struct verifier *v, const struct io *io, bool online, const char *phase)
+{
+    uint64_t local = io->block / v->workers;
+    struct expectation e;
+    statemap_expect(v->map, local, online, &e);
+    struct finding f = {
+        .phase = phase,
+        .op = "read",
+        .block = io->block,
+        .offset = io->offset,
+        .expected_gen = e.strict ? e.acked : e.hi,
+        .written_ns = FL_TIME_UNKNOWN,
+        .read_ns = io->t_done,
+        .found_written_ns = FL_TIME_UNKNOWN,
+    };
+    if (io->result < 0) {
+        f.cls = CLS_IO_ERROR;
+        snprintf(f.detail, sizeof f.detail, "read failed: %s",
+                 io->err[0] ? io->err : strerror((int)-io->result));
+        findings_add(v->findings, &f);
+        statemap_read_done(v->map, local);
+        return;
+    }
+    struct verdict vd;
+    enum fl_class c = classify_block(&v->cls, io->buf, io->block, &e, &vd);
+    if (!class_is_finding(c)) {
+        findings_count(v->findings, c);
+    } else {
+        f.cls = c;
+        f.offset = io->offset + (uint64_t)vd.sector * FL_SECTOR;
+        if (c == CLS_LOST_WRITE || c == CLS_ZEROED)
+            f.expected_gen = e.lo;
+        f.found_gen = vd.found_gen;
+        f.found_known = vd.found_known;
+        if (vd.found_known)
+            f.found_written_ns = vd.found_written_ns;
+        snprintf(f.detail, sizeof f.detail, "%s", vd.detail);
+        findings_add(v->findings, &f);
+    }
+    statemap_read_done(v->map, local);
+}
+
+void verify_failed_io(struct verifier *v, const struct io *io, const char *phase)
+{
+    struct finding f = {
+        .cls = CLS_IO_ERROR,
+        .phase = phase,
+        .op = op_name(io->op),
+        .block = io->block,
+        .offset = io->offset,
+        .expected_gen = io->gen,
+        .written_ns = FL_TIME_UNKNOWN,
+        .read_ns = io->t_done,
+        .found_written_ns = FL_TIME_UNKNOWN,
+    };
+    snprintf(f.detail, sizeof f.detail, "%s failed: %s", op_name(io->op),
+             io->err[0] ? io->err : strerror((int)-io->result));
+    findings_add(v->findings, &f);
+}
+
+int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool online,
+              const char *phase, uint64_t t0, volatile sig_atomic_t *stop, struct io_stats *st,
+              char *err, size_t errlen)
+{
+    struct iopool pool;
+    if (iopool_init(&pool, depth, v->block_size) != 0) {
+        snprintf(err, errlen, "out of memory for %u buffers of %u bytes", depth, v->block_size);
+        return -1;
+    }
+    memset(st, 0, sizeof *st);
+    uint64_t start = mono_ns();
+    uint64_t l = 0; /* local block number */
+    int rc = 0;
+    for (;;) {
+        struct io *io;
+        while (!*stop && l < v->map->nblocks && (io = iopool_get(&pool))) {
+            while (l < v->map->nblocks && !statemap_touched(v->map, l))
+                l++;
+            if (l >= v->map->nblocks) {
+                iopool_put(&pool, io);
+                break;
+            }
+            io->op = IO_READ;
+            io->block = l * v->workers + v->worker;
+            io->offset = io->block * v->block_size;
+            io->t_submit = mono_ns() - t0;
+            int s = be->ops->submit(be, io);
+            if (s < 0) {
+                snprintf(err, errlen, "cannot submit a read: %s", strerror(-s));
+                iopool_put(&pool, io);
+                rc = -1;
+                break;
+            }
+            l++;
+        }
+        if (iopool_busy(&pool) == 0 || rc != 0)
+            break;
+        struct io *done[64];
+        int n = be->ops->reap(be, done, 64, 100);
+        if (n < 0) {
+            snprintf(err, errlen, "waiting for reads failed: %s", strerror(-n));
+            rc = -1;
+            break;
+        }
+        uint64_t now = mono_ns() - t0;
+        for (int i = 0; i < n; i++) {
+            done[i]->t_done = now;
+            io_stats_add(st, done[i]);
+            verify_read(v, done[i], online, phase);
+            iopool_put(&pool, done[i]);
+        }
+    }
+    /* On a broken backend, wait (bounded) for what is still in flight so the
+     * buffers are not freed under the kernel. */
+    for (int tries = 0; iopool_busy(&pool) > 0 && tries < 50; tries++) {
+        struct io *done[64];
+        int n = be->ops->reap(be, done, 64, 100);
+        if (n < 0)
+            break;
+        for (int i = 0; i < n; i++)
+            iopool_put(&pool, done[i]);
+    }
+    st->ns = mono_ns() - start;
+    if (iopool_busy(&pool) == 0)
+        iopool_free(&pool);
+    return rc;
+}

@@ -1,0 +1,48 @@
+/*
+ * verify — turns completed reads into classes and findings, and sweeps a
+ * target once over every block that was written.
+ *
+ * The running workload calls verify_read() for each read it completes
+ * ("online" verification); at the end of a run, and in `faultline verify`,
+ * sweep_run() reads every written block once through the same function.
+ */
+#ifndef FL_VERIFY_H
+#define FL_VERIFY_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "../workloads/backend.h"
+#include "../workloads/statemap.h"
+#include "classify.h"
+#include "findings.h"
+
+/* Verifies the blocks of one worker: global block b is entry b / workers
+ * of its state map (see run_meta in journal.h). */
+struct verifier {
+    struct statemap *map;
+    struct classifier cls;
+    struct findings *findings;
+    uint32_t block_size;
+    unsigned worker, workers;
+};
+
+int verifier_init(struct verifier *v, struct statemap *map, struct findings *f,
+                  const struct block_fmt *fmt, unsigned worker, unsigned workers);
+void verifier_free(struct verifier *v);
+
+/* Classifies a completed read (successful or failed) of io->block, counts it
+ * and records a finding when it is one.  online: see statemap_expect(). */
+void verify_read(struct verifier *v, const struct io *io, bool online, const char *phase);
+
+/* Records a failed write or flush as an io-error finding. */
+void verify_failed_io(struct verifier *v, const struct io *io, const char *phase);
+
+/* Reads every written block of the worker once, depth at a time, and
+ * verifies it.  Stops early when *stop becomes non-zero.  Times are ns since t0.
+ * 0, or -1 with err filled when the backend broke. */
+int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool online,
+              const char *phase, uint64_t t0, volatile sig_atomic_t *stop, struct io_stats *st,
+              char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,484 @@
+/* crew — see crew.h. */
+#include "crew.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../workloads/clock.h"
+
+unsigned crew_size(const struct scenario *sc)
+{
+    if (sc->target.engine == ENGINE_SYNC)
+        return sc->workload.depth;
+    unsigned n = sc->workers ? (unsigned)sc->workers : 1;
+    return n < sc->workload.depth ? n : sc->workload.depth;
+}
+
+static void worker_dir(const char *dir, unsigned i, char *out, size_t n)
+{
+    snprintf(out, n, "%s/worker-%u", dir, i);
+}
+
+static int open_backend(const struct scenario *sc, struct worker *w, unsigned depth, char *err,
+                        size_t n)
+{
+    const struct backend_ops *ops = backend_find(sc->target.kind);
+    memset(&w->be, 0, sizeof w->be);
+    w->be.ops = ops;
+    w->be.again = w->index > 0; /* worker 0 opens first and holds any claim */
+    if (ops->open(&w->be, &sc->target, depth, err, n) != 0)
+        return -1;
+    w->be_open = true;
+    if (sc->workload.block_size % w->be.align != 0) {
+        snprintf(err, n, "block %u bytes is not a multiple of %u, the alignment %s needs",
+                 sc->workload.block_size, w->be.align, w->be.desc);
+        return -1;
+    }
+    return 0;
+}
+
+static unsigned share(unsigned total, unsigned n, unsigned i)
+{
+    return total / n + (i < total % n);
+}
+
+static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
+{
+    c->n = n;
+    c->w = calloc(n, sizeof *c->w);
+    if (!c->w) {
+        snprintf(err, errlen, "out of memory for %u workers", n);
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        c->w[i].index = i;
+        worker_dir(c->dir, i, c->w[i].dir, sizeof c->w[i].dir);
+    }
+    return 0;
+}
+
+int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
+                     const struct run_meta *base, char *err, size_t errlen)
+{
+    c->sc = sc;
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    unsigned n = crew_size(sc);
+    if (alloc_workers(c, n, err, errlen) != 0)
+        return -1;
+    /* The first open creates or extends a file target; the size it finds
+     * decides how many blocks there are. */
+    if (open_backend(sc, &c->w[0], share(sc->workload.depth, n, 0), err, errlen) != 0)
+        return -1;
+    c->capacity = c->w[0].be.capacity;
+    snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
+    uint64_t total = c->capacity / sc->workload.block_size;
+    if (total == 0) {
+        snprintf(err, errlen, "%s holds less than one block of %u bytes", sc->target.path,
+                 sc->workload.block_size);
+        return -1;
+    }
+    if (total < n) {
+        snprintf(err, errlen, "%s has %" PRIu64 " blocks, fewer than the %u workers (one per I/O "
+                 "in flight with the sync engine); lower depth", sc->target.path, total, n);
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct worker *w = &c->w[i];
+        unsigned depth = share(sc->workload.depth, n, i);
+        if (i > 0 && open_backend(sc, w, depth, err, errlen) != 0)
+            return -1;
+        w->meta = *base;
+        w->meta.total_blocks = total;
+        w->meta.nblocks = (total - i + n - 1) / n;
+        w->meta.worker = i;
+        w->meta.workers = n;
+        if (statemap_init(&w->map, w->meta.nblocks) != 0) {
+            snprintf(err, errlen, "out of memory for the state map of %" PRIu64 " blocks",
+                     w->meta.nblocks);
+            return -1;
+        }
+        w->map_ready = true;
+        findings_init(&w->findings, sc->findings_limit);
+        struct block_fmt fmt = {.run_id = base->run_id, .target_id = base->target_id,
+                                .writer_id = i, .block_size = base->block_size};
+        if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, i, n) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        w->ver_ready = true;
+        if (mkdir(w->dir, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", w->dir, strerror(errno));
+            return -1;
+        }
+        if (sc->journal && !(w->journal = journal_create(w->dir, &w->meta, err, errlen)))
+            return -1;
+        /* Without a journal, an initial state tells a later `verify` that
+         * the run started and could not be followed. */
+        if (!sc->journal && state_save(w->dir, &w->meta, &w->map, false, err, errlen) != 0)
+            return -1;
+        w->eng = (struct engine){
+            .cfg = &sc->workload,
+            .worker = i,
+            .workers = n,
+            .depth = depth,
+            /* Counted per worker: the crew flushes as often as one thread would. */
+            .flush_every = sc->workload.flush_every,
+            .fmt = fmt,
+            .be = &w->be,
+            .map = &w->map,
+            .ver = &w->ver,
+            .journal = w->journal,
+            .segment_limit = sc->journal_segment,
+        };
+    }
+    return 0;
+}
+
+/* --- threads --- */
+
+static void publish(void *ctx, const struct engine_progress *p)
+{
+    struct worker *w = ctx;
+    atomic_store(&w->p_reads, p->reads);
+    atomic_store(&w->p_writes, p->writes);
+    atomic_store(&w->p_errors, p->errors);
+    atomic_store(&w->p_findings, p->findings);
+}
+
+struct thread_arg {
+    struct crew *c;
+    struct worker *w;
+    bool verify;
+};
+
+static void *worker_main(void *arg)
+{
+    struct thread_arg *a = arg;
+    struct crew *c = a->c;
+    struct worker *w = a->w;
+    unsigned depth = w->eng.depth ? w->eng.depth : share(c->sc->workload.depth, c->n, w->index);
+    if (!a->verify) {
+        w->eng.t0 = c->t0;
+        w->eng.stop = c->stop_workload;
+        w->eng.progress = publish;
+        w->eng.progress_ctx = w;
+        w->rc = engine_run(&w->eng);
+        if (w->rc != 0) {
+            snprintf(w->err, sizeof w->err, "worker %u: %s", w->index, w->eng.err);
+            return NULL;
+        }
+    }
+    char err[FL_ERRLEN];
+    if (sweep_run(&w->ver, &w->be, depth, a->verify ? w->info.final : true,
+                  a->verify ? "verify" : "sweep", c->t0, a->verify ? c->stop_workload
+                                                                   : c->stop_sweep,
+                  &w->sweep, err, sizeof err) != 0) {
+        w->rc = -1;
+        snprintf(w->err, sizeof w->err, "worker %u: %s", w->index, err);
+    }
+    return NULL;
+}
+
+static void progress_line(struct crew *c, uint64_t t, uint64_t *last_ios, uint64_t *last_t,
+                          bool tty)
+{
+    uint64_t r = 0, wr = 0, e = 0, f = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        r += atomic_load(&c->w[i].p_reads);
+        wr += atomic_load(&c->w[i].p_writes);
+        e += atomic_load(&c->w[i].p_errors);
+        f += atomic_load(&c->w[i].p_findings);
+    }
+    double dt = (double)(t - *last_t) / 1e9;
+    double rate = dt > 0 ? (double)(r + wr - *last_ios) / dt : 0;
+    *last_ios = r + wr;
+    *last_t = t;
+    fprintf(stderr, "%s[%5.1fs/%.0fs] %.0f IOPS, %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64
+                    " errors, %" PRIu64 " findings%s",
+            tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, rate, r, wr, e, f,
+            tty ? "   " : "\n");
+    fflush(stderr);
+}
+
+/* Starts one thread per worker with SIGINT/SIGTERM blocked (the main thread
+ * takes the signals), waits for all, printing progress while the workload
+ * runs. */
+static void run_threads(struct crew *c, bool verify)
+{
+    struct thread_arg *args = calloc(c->n, sizeof *args);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    unsigned started = 0;
+    for (unsigned i = 0; args && i < c->n; i++) {
+        args[i] = (struct thread_arg){.c = c, .w = &c->w[i], .verify = verify};
+        int rc = pthread_create(&c->w[i].thread, NULL, worker_main, &args[i]);
+        if (rc != 0) {
+            c->w[i].rc = -1;
+            snprintf(c->w[i].err, sizeof c->w[i].err, "cannot start worker %u: %s", i,
+                     strerror(rc));
+            *c->stop_workload = 1;
+            *c->stop_sweep = 1;
+            break;
+        }
+        started++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!args) {
+        c->w[0].rc = -1;
+        snprintf(c->w[0].err, sizeof c->w[0].err, "out of memory starting workers");
+    }
+
+    bool tty = isatty(STDERR_FILENO);
+    bool show = !c->quiet && !verify;
+    uint64_t last_ios = 0, last_t = mono_ns() - c->t0;
+    uint64_t next = last_t + 1000000000ull, next_plain = last_t + 10000000000ull;
+    for (unsigned i = 0; i < started; i++) {
+        for (;;) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            if (pthread_timedjoin_np(c->w[i].thread, NULL, &ts) == 0)
+                break;
+            uint64_t t = mono_ns() - c->t0;
+            if (show && t >= next && t <= c->sc->duration_ns + 1000000000ull &&
+                (tty || t >= next_plain)) {
+                progress_line(c, t, &last_ios, &last_t, tty);
+                if (!tty)
+                    next_plain = t + 10000000000ull;
+            }
+            if (t >= next)
+                next = t + 1000000000ull;
+        }
+    }
+    if (show && tty)
+        fputc('\n', stderr);
+    free(args);
+}
+
+static void add_stats(struct io_stats *to, const struct io_stats *s)
+{
+    to->reads += s->reads;
+    to->writes += s->writes;
+    to->flushes += s->flushes;
+    to->bytes_read += s->bytes_read;
+    to->bytes_written += s->bytes_written;
+    to->errors += s->errors;
+    if (s->ns > to->ns)
+        to->ns = s->ns;
+    if (s->lat_max_ns > to->lat_max_ns)
+        to->lat_max_ns = s->lat_max_ns;
+}
+
+static int by_read_time(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    return x->read_ns < y->read_ns ? -1 : x->read_ns > y->read_ns;
+}
+
+/* Fills in written_at of one worker's findings from its journal. */
+static void resolve_written_at(struct worker *w)
+{
+    struct findings *f = &w->findings;
+    size_t n = f->n;
+    if (!n)
+        return;
+    uint64_t *blocks = calloc(n, sizeof *blocks), *t = calloc(n, sizeof *t);
+    gen_t *gens = calloc(n, sizeof *gens);
+    if (blocks && t && gens) {
+        for (size_t i = 0; i < n; i++) {
+            blocks[i] = f->list[i].block / w->meta.workers; /* journals hold local numbers */
+            gens[i] = f->list[i].expected_gen;
+        }
+        if (journal_lookup_done(w->dir, n, blocks, gens, t) == 0)
+            for (size_t i = 0; i < n; i++)
+                if (f->list[i].written_ns == FL_TIME_UNKNOWN)
+                    f->list[i].written_ns = t[i];
+    }
+    free(blocks);
+    free(t);
+    free(gens);
+}
+
+static void merge(struct crew *c)
+{
+    findings_init(&c->findings, c->sc->findings_limit);
+    memset(&c->io, 0, sizeof c->io);
+    memset(&c->sweep, 0, sizeof c->sweep);
+    for (unsigned i = 0; i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        resolve_written_at(w);
+        add_stats(&c->io, &w->eng.stats);
+        add_stats(&c->sweep, &w->sweep);
+        for (int k = 0; k < CLS_COUNT; k++)
+            c->findings.counts[k] += w->findings.counts[k];
+        c->findings.unlisted += w->findings.unlisted;
+        for (size_t k = 0; k < w->findings.n; k++) {
+            /* counts are already in; add to the list only */
+            struct findings *m = &c->findings;
+            if (m->n >= m->limit) {
+                m->unlisted++;
+                continue;
+            }
+            if (m->n == m->cap) {
+                size_t cap = m->cap ? m->cap * 2 : 64;
+                struct finding *l = realloc(m->list, cap * sizeof *l);
+                if (!l) {
+                    m->unlisted++;
+                    continue;
+                }
+                m->list = l;
+                m->cap = cap;
+            }
+            m->list[m->n++] = w->findings.list[k];
+        }
+        c->bytes_at_rest += w->map_ready ? statemap_bytes_at_rest(&w->map) : 0;
+        c->bytes_peak += w->map_ready ? statemap_bytes_total(&w->map) : 0;
+        c->pending_peak += w->map.peak;
+        c->journal_stalls += w->eng.journal_stalls;
+        c->checkpoints += w->eng.checkpoints;
+        c->replayed += w->info.replayed;
+        if (w->eng.interrupted)
+            c->interrupted = true;
+        if (w->rc != 0 && !c->error)
+            c->error = w->err;
+    }
+    if (c->findings.n > 1)
+        qsort(c->findings.list, c->findings.n, sizeof *c->findings.list, by_read_time);
+}
+
+/* Writes every worker's last state (final when it ended cleanly) before the
+ * findings are resolved against the journals. */
+static void save_states(struct crew *c)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        char err[FL_ERRLEN];
+        int rc;
+        if (w->journal) {
+            rc = journal_close(w->journal, &w->map, w->rc == 0, err, sizeof err);
+            w->journal = NULL;
+        } else {
+            rc = state_save(w->dir, &w->meta, &w->map, w->rc == 0, err, sizeof err);
+        }
+        if (rc != 0 && w->rc == 0) {
+            w->rc = -1;
+            snprintf(w->err, sizeof w->err, "worker %u: %s", i, err);
+        }
+    }
+}
+
+void crew_run(struct crew *c)
+{
+    run_threads(c, false);
+    save_states(c);
+    merge(c);
+}
+
+int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *dir, char *err,
+                        size_t errlen)
+{
+    c->sc = sc;
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    char w0[PATH_MAX + 32];
+    worker_dir(dir, 0, w0, sizeof w0);
+    struct run_meta meta;
+    struct statemap probe;
+    struct load_info info;
+    if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
+        return -1;
+    statemap_free(&probe);
+    if (meta.workers == 0 || meta.workers > 65536) {
+        snprintf(err, errlen, "%s: damaged state (workers = %u)", w0, meta.workers);
+        return -1;
+    }
+    if (alloc_workers(c, meta.workers, err, errlen) != 0)
+        return -1;
+    c->state_final = true;
+    for (unsigned i = 0; i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        if (state_load(w->dir, &w->meta, &w->map, &w->info, err, errlen) != 0)
+            return -1;
+        w->map_ready = true;
+        if (w->meta.run_id != meta.run_id || w->meta.worker != i || w->meta.workers != c->n) {
+            snprintf(err, errlen, "%s does not belong to the run in %s", w->dir, w0);
+            return -1;
+        }
+        if (!w->info.final && !w->info.had_journal) {
+            snprintf(err, errlen, "the run in %s did not end cleanly and kept no journal "
+                     "(journal = no): its state is unknown, nothing can be verified", dir);
+            return -1;
+        }
+        if (!w->info.final)
+            c->state_final = false;
+        if (w->meta.block_size != sc->workload.block_size) {
+            snprintf(err, errlen, "%s: the run used %u-byte blocks, scenario.scn says %u", dir,
+                     w->meta.block_size, sc->workload.block_size);
+            return -1;
+        }
+        if (open_backend(sc, w, share(sc->workload.depth, c->n, i), err, errlen) != 0)
+            return -1;
+        if (w->be.capacity / w->meta.block_size < w->meta.total_blocks) {
+            snprintf(err, errlen, "%s is now smaller (%" PRIu64 " bytes) than during the run "
+                     "(%" PRIu64 " blocks of %u)", sc->target.path, w->be.capacity,
+                     w->meta.total_blocks, w->meta.block_size);
+            return -1;
+        }
+        findings_init(&w->findings, sc->findings_limit);
+        struct block_fmt fmt = {.run_id = w->meta.run_id, .target_id = w->meta.target_id,
+                                .writer_id = i, .block_size = w->meta.block_size};
+        if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, i, c->n) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        w->ver_ready = true;
+    }
+    c->capacity = c->w[0].be.capacity;
+    snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
+    return 0;
+}
+
+void crew_verify(struct crew *c)
+{
+    run_threads(c, true);
+    merge(c);
+}
+
+void crew_close(struct crew *c)
+{
+    for (unsigned i = 0; c->w && i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        if (w->journal) {
+            /* Only when preparation failed half-way: nothing ran. */
+            char err[FL_ERRLEN];
+            journal_close(w->journal, NULL, false, err, sizeof err);
+            w->journal = NULL;
+        }
+        if (w->ver_ready)
+            verifier_free(&w->ver);
+        findings_free(&w->findings);
+        if (w->map_ready)
+            statemap_free(&w->map);
+        if (w->be_open)
+            w->be.ops->close(&w->be);
+    }
+    free(c->w);
+    c->w = NULL;
+}
+
+void crew_free(struct crew *c)
+{
+    findings_free(&c->findings);
+}

@@ -1,0 +1,100 @@
+/*
+ * crew — the worker threads of one run or verify pass.
+ *
+ * Worker w of W owns the target's blocks b with b % W == w.  Each worker has
+ * its own backend instance (fd, io_uring), state map, findings, verifier and
+ * journal (in DIR/worker-W/), so workers share nothing while they run: no
+ * locks on the hot path, and the crew scales with cores the way MPI ranks
+ * that own disjoint blocks do.  The main thread only starts them, prints
+ * progress and, at the end, merges their counts and findings.
+ *
+ * Every stamp carries its worker as writer id: a block found with another
+ * worker's stamp is misdirected.
+ */
+#ifndef FL_CREW_H
+#define FL_CREW_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "../checks/findings.h"
+#include "../checks/verify.h"
+#include "../workloads/backend.h"
+#include "../workloads/engine.h"
+#include "../workloads/journal.h"
+#include "../workloads/statemap.h"
+#include "scenario.h"
+
+struct worker {
+    unsigned index;
+    char dir[PATH_MAX + 32]; /* DIR/worker-N */
+    struct run_meta meta;
+    struct backend be;
+    bool be_open;
+    struct statemap map;
+    bool map_ready;
+    struct findings findings;
+    struct verifier ver;
+    bool ver_ready;
+    struct journal *journal;
+    struct engine eng;
+    struct io_stats sweep;
+    struct load_info info; /* verify: how the state was found */
+    int rc;
+    char err[FL_ERRLEN + 32];
+    pthread_t thread;
+    /* published about once a second for the progress line */
+    _Atomic uint64_t p_reads, p_writes, p_errors, p_findings;
+};
+
+struct crew {
+    const struct scenario *sc;
+    char dir[PATH_MAX];
+    unsigned n;
+    struct worker *w;
+    uint64_t t0;
+    volatile sig_atomic_t *stop_workload, *stop_sweep;
+    bool quiet;
+    /* merged results */
+    struct findings findings;
+    struct io_stats io, sweep;
+    char desc[PATH_MAX + 64];
+    uint64_t capacity;
+    size_t bytes_at_rest, bytes_peak, pending_peak;
+    uint64_t journal_stalls, checkpoints, replayed;
+    bool interrupted, state_final;
+    const char *error; /* first worker error, or NULL */
+};
+
+/* How many workers and how much depth each: the sync engine runs one worker
+ * per I/O in flight; io_uring runs `workers` (default 1) sharing the depth. */
+unsigned crew_size(const struct scenario *sc);
+
+/* Opens the target once per worker and prepares a new run in dir: state
+ * maps, verifiers and journals.  0, or -1 with err filled (crew_close()
+ * still needed). */
+int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
+                     const struct run_meta *base, char *err, size_t errlen);
+
+/* Runs workload and sweep on every worker, saves every worker's state
+ * (journal close with a last checkpoint), merges the results. */
+void crew_run(struct crew *c);
+
+/* Loads every worker's saved state from dir and opens the target for each.
+ * 0, or -1 with err filled. */
+int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *dir, char *err,
+                        size_t errlen);
+
+/* Sweeps every worker's written blocks; merges the results. */
+void crew_verify(struct crew *c);
+
+/* Closes backends and frees all but the merged findings. */
+void crew_close(struct crew *c);
+
+/* Frees the merged findings. */
+void crew_free(struct crew *c);
+
+#endif

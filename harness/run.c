@@ -1,0 +1,271 @@
+/* run — see run.h. */
+#include "run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../checks/verify.h"
+#include "../workloads/clock.h"
+#include "../workloads/crc32c.h"
+#include "../workloads/engine.h"
+#include "../workloads/journal.h"
+#include "crew.h"
+#include "report.h"
+#include "scenario.h"
+#include "units.h"
+
+/* First SIGINT/SIGTERM: end the workload early, still flush, sweep and
+ * report.  Second: also cut the sweep short.  (During `verify` the first
+ * one ends the pass.) */
+static volatile sig_atomic_t stop_workload, stop_sweep;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (stop_workload)
+        stop_sweep = 1;
+    stop_workload = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int mkdirs(const char *path, char *err, size_t n)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int make_run_dir(const struct run_opts *o, const char *name, char *dir, size_t n,
+                        char *err, size_t errlen)
+{
+    if (o->out) {
+        snprintf(dir, n, "%s", o->out);
+    } else {
+        char stamp[32];
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, n, "runs/%s-%s", stamp, name);
+        struct stat st;
+        for (int i = 2; stat(dir, &st) == 0 && i < 1000; i++)
+            snprintf(dir, n, "runs/%s-%s-%d", stamp, name, i);
+    }
+    if (mkdirs(dir, err, errlen) != 0)
+        return -1;
+    char probe[PATH_MAX + 16];
+    snprintf(probe, sizeof probe, "%s/scenario.scn", dir);
+    if (access(probe, F_OK) == 0) {
+        snprintf(err, errlen, "%s already holds a run; choose another --out", dir);
+        return -1;
+    }
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to, char *err, size_t n)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) {
+        snprintf(err, n, "cannot read %s: %s", from, strerror(errno));
+        return -1;
+    }
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        snprintf(err, n, "cannot write %s: %s", to, strerror(errno));
+        fclose(in);
+        return -1;
+    }
+    char buf[8192];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, r, out);
+    int bad = ferror(in) || ferror(out);
+    fclose(in);
+    if ((fclose(out) != 0) | bad) {
+        snprintf(err, n, "cannot copy %s to %s: %s", from, to, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t random64(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != sizeof v)
+        v = wall_ns() ^ ((uint64_t)getpid() << 32);
+    return v ? v : 1;
+}
+
+static void print_end(int code, const struct report *rep, const char *error)
+{
+    (void)code;
+    if (error)
+        fprintf(stderr, "faultline: %s\n", error);
+    report_summary(rep, stdout);
+}
+
+int cmd_run(const struct run_opts *o)
+{
+    char err[FL_ERRLEN];
+    struct scenario sc;
+    if (scenario_load(o->scenario, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    char dir[PATH_MAX];
+    if (make_run_dir(o, sc.name, dir, sizeof dir, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    char copy[PATH_MAX + 32];
+    snprintf(copy, sizeof copy, "%s/scenario.scn", dir);
+    if (copy_file(o->scenario, copy, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    uint64_t seed = sc.seed_given ? sc.seed : random64();
+    sc.workload.seed = seed;
+    struct run_meta base = {.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
+                            .block_size = sc.workload.block_size, .target_id = 1};
+    snprintf(base.name, sizeof base.name, "%s", sc.name);
+    struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
+                        .quiet = o->quiet};
+    if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        crew_close(&crew);
+        return 2;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "faultline: %s on %s, %u worker%s, for %.1f s; run directory %s\n",
+                sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s",
+                (double)sc.duration_ns / 1e9, dir);
+    install_signals();
+    crew.t0 = mono_ns();
+    crew_run(&crew);
+
+    struct run_meta meta = crew.w[0].meta;
+    meta.nblocks = meta.total_blocks;
+    struct report rep = {.mode = "run", .dir = dir, .sc = &sc, .meta = &meta,
+                         .target_desc = crew.desc, .capacity = crew.capacity,
+                         .findings = &crew.findings, .io = &crew.io,
+                         .sweep = crew.error ? NULL : &crew.sweep, .seed = seed,
+                         .interrupted = crew.interrupted, .error = crew.error,
+                         .crc_impl = crc32c_impl(), .workers = crew.n,
+                         .map_bytes_at_rest = crew.bytes_at_rest,
+                         .map_bytes_peak = crew.bytes_peak, .pending_peak = crew.pending_peak,
+                         .journal_stalls = crew.journal_stalls, .checkpoints = crew.checkpoints};
+    int code = report_exit_code(&rep);
+    if (report_write(&rep, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        code = 2;
+    }
+    print_end(code, &rep, crew.error);
+    crew_close(&crew);
+    crew_free(&crew);
+    return code;
+}
+
+int cmd_verify(const char *dir, bool quiet)
+{
+    char err[FL_ERRLEN], path[PATH_MAX + 32];
+    struct scenario sc;
+    snprintf(path, sizeof path, "%s/scenario.scn", dir);
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "faultline: %s is not a run directory (no scenario.scn: %s)\n", dir,
+                strerror(errno));
+        return 2;
+    }
+    if (scenario_load(path, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
+                        .quiet = quiet};
+    if (crew_prepare_verify(&crew, &sc, dir, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        crew_close(&crew);
+        return 2;
+    }
+    if (!quiet)
+        fprintf(stderr, "faultline: verifying %s (%s) from %s%s\n", sc.target.path, crew.desc,
+                dir, crew.state_final ? "" : "; the run did not end cleanly, so writes not yet "
+                                             "durable are allowed either way");
+    install_signals();
+    /* Times in the report are seconds since the original run started. */
+    struct run_meta meta = crew.w[0].meta;
+    if (meta.name[0])
+        snprintf(sc.name, sizeof sc.name, "%s", meta.name); /* the copy is named scenario.scn */
+    meta.nblocks = meta.total_blocks;
+    crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
+    crew_verify(&crew);
+    struct report rep = {.mode = "verify", .dir = dir, .sc = &sc, .meta = &meta,
+                         .target_desc = crew.desc, .capacity = crew.capacity,
+                         .findings = &crew.findings, .io = &crew.sweep, .seed = meta.seed,
+                         .interrupted = stop_workload != 0, .error = crew.error,
+                         .crc_impl = crc32c_impl(), .workers = crew.n,
+                         .map_bytes_at_rest = crew.bytes_at_rest,
+                         .map_bytes_peak = crew.bytes_peak, .pending_peak = crew.pending_peak,
+                         .state_final = crew.state_final, .replayed = crew.replayed};
+    int code = report_exit_code(&rep);
+    if (report_write(&rep, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        code = 2;
+    }
+    print_end(code, &rep, crew.error);
+    crew_close(&crew);
+    crew_free(&crew);
+    return code;
+}
+
+int cmd_check(const char *file)
+{
+    char err[FL_ERRLEN];
+    struct scenario sc;
+    if (scenario_load(file, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    char bs[32], size[32];
+    format_size(sc.workload.block_size, bs, sizeof bs);
+    if (sc.target.size)
+        format_size(sc.target.size, size, sizeof size);
+    else
+        snprintf(size, sizeof size, "whole target");
+    printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s\n", file,
+           sc.name, sc.target.kind, sc.target.path, size, bs,
+           sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,
+           sc.workload.depth, (double)sc.duration_ns / 1e9);
+    return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * run — the verbs that touch a target: `run`, `verify` and `check`.
+ *
+ *   run     scenario -> run directory: workload, final flush, sweep, reports
+ *   verify  run directory -> re-read the target from the saved state, reports
+ *   check   scenario -> lint only (nothing is opened or created)
+ *
+ * Each returns the process exit status: 0 pass, 1 fail, 2 could not run.
+ */
+#ifndef FL_RUN_H
+#define FL_RUN_H
+
+#include <stdbool.h>
+
+struct run_opts {
+    const char *scenario;
+    const char *out; /* NULL: runs/<time>-<name> */
+    bool quiet;      /* no progress lines */
+};
+
+int cmd_run(const struct run_opts *o);
+int cmd_verify(const char *dir, bool quiet);
+int cmd_check(const char *file);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * scenario — what a scenario file means.
+ *
+ * One table (scenario.c) lists every section, key, type, default and a line
+ * of help.  The parser, the defaults, the error messages and `faultline help
+ * scenario` are all driven by it, so the reference cannot drift from the
+ * code.  Unknown sections and keys are errors, reported as file:line with
+ * the closest known key.
+ *
+ *   [scenario]  name, duration, seed, journal, ...
+ *   [target]    kind, path, size, sync
+ *   [workload]  block, pattern, read, depth, flush, direct, engine, workers
+ */
+#ifndef FL_SCENARIO_H
+#define FL_SCENARIO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../workloads/backend.h"
+#include "../workloads/engine.h"
+
+struct scenario {
+    char file[PATH_MAX];
+    char name[128];
+    char description[256];
+    uint64_t duration_ns;
+    uint64_t seed;
+    bool seed_given;
+    bool journal;
+    uint64_t journal_segment; /* 0 = automatic */
+    uint64_t findings_limit;
+
+    struct target_cfg target;
+    struct workload_cfg workload;
+    int pattern_choice; /* index into "random|sequential" */
+    int engine_choice;  /* index into "auto|io_uring|sync" */
+    uint64_t block, depth, flush, workers;
+    bool direct;
+};
+
+/* Parses and checks a scenario file.  0, or -1 with "file:line: why". */
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+
+/* The same from text; `file` is the name used in messages. */
+int scenario_parse(const char *text, const char *file, struct scenario *sc, char *err,
+                   size_t errlen);
+
+/* Prints every section and key with type, default and help. */
+void scenario_reference(FILE *out);
+
+#endif

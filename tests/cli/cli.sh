@@ -1,0 +1,63 @@
+# The command line: help for every verb, lint with file:line, exit statuses.
+. "$(dirname "$0")/lib.sh"
+
+expect_code 0 "$FAULTLINE" --help
+contains "$WORK/out" "run FILE"
+contains "$WORK/out" "verify DIR"
+contains "$WORK/out" "check FILE"
+for verb in run verify check; do
+    expect_code 0 "$FAULTLINE" $verb --help
+    contains "$WORK/out" "usage: faultline $verb"
+done
+expect_code 0 "$FAULTLINE" --version
+expect_code 2 "$FAULTLINE"
+expect_code 2 "$FAULTLINE" frobnicate
+contains "$WORK/err" "unknown verb frobnicate"
+expect_code 2 "$FAULTLINE" run
+expect_code 2 "$FAULTLINE" run a.scn --bogus
+contains "$WORK/err" "unknown option --bogus"
+
+# help scenario lists every key of the minimum scenario
+expect_code 0 "$FAULTLINE" help scenario
+for key in name duration kind path size block pattern read depth flush direct; do
+    grep -q "^  $key " "$WORK/out" || fail "help scenario does not list '$key'"
+done
+
+# The README's scenario reference names every key the parser knows.
+README=$(dirname "$0")/../../README.md
+for key in $(sed -n 's/^  \([a-z_]*\)  .*/\1/p' "$WORK/out"); do
+    grep -q "^| \`$key\` |" "$README" || fail "README.md does not document '$key'"
+done
+
+# The shipped scenarios lint clean.
+for f in "$(dirname "$0")"/../../scenarios/*.scn; do
+    expect_code 0 "$FAULTLINE" check "$f"
+done
+
+# A mistake is named with file:line.
+printf '[target]\nkind = file\npath = /tmp/x\n[workload]\ndepht = 8\n' > "$WORK/bad.scn"
+expect_code 2 "$FAULTLINE" check "$WORK/bad.scn"
+contains "$WORK/err" "$WORK/bad.scn:5: unknown key 'depht' in [workload]; did you mean 'depth'?"
+expect_code 2 "$FAULTLINE" run "$WORK/bad.scn" --out "$WORK/never"
+[ ! -e "$WORK/never" ] || fail "a bad scenario created a run directory"
+expect_code 2 "$FAULTLINE" check "$WORK/missing.scn"
+contains "$WORK/err" "cannot open $WORK/missing.scn: No such file or directory"
+
+# Could not run: exit 2 and why.
+printf '[target]\nkind = file\npath = %s/no/such/dir/x.img\nsize = 1MiB\n' "$WORK" > "$WORK/nodir.scn"
+expect_code 2 "$FAULTLINE" run "$WORK/nodir.scn" --out "$WORK/r1" --quiet
+contains "$WORK/err" "cannot open $WORK/no/such/dir/x.img: No such file or directory"
+expect_code 2 "$FAULTLINE" verify "$WORK/nothing-here"
+contains "$WORK/err" "is not a run directory"
+
+# An existing run directory is never overwritten.
+SCN=$(scenario again)
+expect_code 0 "$FAULTLINE" run "$SCN" --out "$WORK/again" --quiet
+expect_code 2 "$FAULTLINE" run "$SCN" --out "$WORK/again" --quiet
+contains "$WORK/err" "already holds a run"
+
+# The default run directory is runs/<time>-<name>/ under the current one.
+(cd "$WORK" && "$FAULTLINE" run "$SCN" --quiet > "$WORK/out" 2>&1)
+ls -d "$WORK"/runs/*-again > /dev/null || fail "no runs/<time>-again directory"
+contains "$WORK/out" "report: runs/"
+pass

@@ -1,0 +1,72 @@
+# Shared by the CLI tests: a private work directory per run (removed on exit,
+# also on failure), a binary to test, and small assertion helpers.
+set -eu
+
+FAULTLINE=${FAULTLINE:-$(pwd)/faultline}
+TEST=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fl-$TEST-XXXXXX")
+CLEANUP=""
+cleanup() {
+    # Run registered cleanups (newest first), then drop the work directory.
+    for c in $CLEANUP; do $c || true; done
+    rm -rf "$WORK"
+}
+# at_exit FUNCTION: call FUNCTION on exit, before the ones registered earlier.
+at_exit() { CLEANUP="$1 $CLEANUP"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+    echo "FAIL $TEST: $*" >&2
+    exit 1
+}
+
+# expect_code WANT CMD...: runs CMD, output to $WORK/out and $WORK/err.
+expect_code() {
+    want=$1
+    shift
+    set +e
+    "$@" > "$WORK/out" 2> "$WORK/err"
+    got=$?
+    set -e
+    [ "$got" = "$want" ] || {
+        cat "$WORK/out" "$WORK/err" >&2
+        fail "'$*' exited $got, expected $want"
+    }
+}
+
+# contains FILE TEXT
+contains() {
+    grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 does not say '$2'"; }
+}
+
+# json FILE FILTER WANT: jq result must equal WANT
+json() {
+    got=$(jq -c "$2" "$1")
+    [ "$got" = "$3" ] || fail "$1: $2 is $got, expected $3"
+}
+
+# A scenario on a file in the work directory; prints its path.  $1: name,
+# rest: extra [workload] lines (key = value).  SCENARIO_KEYS and TARGET_KEYS
+# add lines to [scenario] and [target]; DURATION and SIZE change those.
+scenario() {
+    name=$1
+    shift
+    {
+        printf '[scenario]\nname = %s\nduration = %s\n' "$name" "${DURATION:-1s}"
+        [ -z "${SCENARIO_KEYS:-}" ] || printf '%s\n' "$SCENARIO_KEYS"
+        printf '[target]\nkind = file\npath = %s/%s.img\nsize = %s\n' "$WORK" "$name" "${SIZE:-1MiB}"
+        [ -z "${TARGET_KEYS:-}" ] || printf '%s\n' "$TARGET_KEYS"
+        printf '[workload]\n'
+        for default in "block = 4KiB" "depth = 4" "flush = 16"; do
+            key=${default%% *}
+            overridden=no
+            for line in "$@"; do [ "${line%% *}" != "$key" ] || overridden=yes; done
+            [ $overridden = yes ] || printf '%s\n' "$default"
+        done
+        for line in "$@"; do printf '%s\n' "$line"; done
+    } > "$WORK/$name.scn"
+    echo "$WORK/$name.scn"
+}
+
+pass() { echo "ok   $TEST"; }

@@ -1,0 +1,35 @@
+# Run a scenario on a file, then damage it the way storage does: flip a byte
+# in one block, zero another, copy one block over a third.  `faultline
+# verify` must report exactly those three blocks with the right classes and
+# nothing else.
+. "$(dirname "$0")/lib.sh"
+
+SCN=$(scenario tamper "pattern = sequential" "read = 25%")
+expect_code 0 "$FAULTLINE" run "$SCN" --out "$WORK/run" --quiet
+R=$WORK/run/report.json
+json "$R" .verdict '"pass"'
+json "$R" '.counts | [.["lost-write"], .["stale-read"], .torn, .misdirected, .corrupt, .zeroed, .["io-error"]] | add' 0
+json "$R" '.sweep.reads' 256 # every block of the 1 MiB file was written
+json "$R" '[.io | has("reads", "writes", "bytes_read", "bytes_written", "errors", "seconds")] | all' true
+
+IMG=$WORK/tamper.img
+printf '\125' | dd of="$IMG" bs=1 seek=$((10 * 4096 + 777)) conv=notrunc status=none
+dd if=/dev/zero of="$IMG" bs=4096 seek=20 count=1 conv=notrunc status=none
+dd if="$IMG" of="$IMG" bs=4096 skip=40 seek=30 count=1 conv=notrunc status=none
+
+expect_code 1 "$FAULTLINE" verify "$WORK/run" --quiet
+contains "$WORK/out" "FAIL, 3 findings"
+json "$R" .verdict '"fail"'
+json "$R" .mode '"verify"'
+json "$R" '.findings | length' 3
+json "$R" '[.findings[] | [.block, .class]] | sort' '[[10,"corrupt"],[20,"zeroed"],[30,"misdirected"]]'
+json "$R" '[.counts.corrupt, .counts.zeroed, .counts.misdirected, .counts.ok]' '[1,1,1,253]'
+json "$R" '.findings[] | select(.class == "corrupt") | .offset' $((10 * 4096 + 512))
+json "$R" '[.findings[] | has("class", "block", "offset", "path", "expected_gen", "found_gen", "written_at", "read_at")] | all' true
+json "$R" '[.findings[] | .path] | unique' "[\"$IMG\"]"
+json "$R" '[.findings[] | .written_at > 0 and .read_at > .written_at] | all' true
+contains "$WORK/run/report.txt" "verify of tamper: FAIL"
+contains "$WORK/run/report.txt" "sector 1: crc32c mismatch"
+contains "$WORK/run/report.txt" "holds sector 0 of block 40"
+contains "$WORK/run/report.txt" "all zero"
+pass

@@ -1,0 +1,172 @@
+/*
+ * Scenario files: the minimum scenario of the contract parses exactly as
+ * written, values in every unit, and every mistake is named as file:line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../harness/scenario.h"
+#include "../../harness/units.h"
+
+static const char minimum[] = "[scenario]\n"
+                              "name = smoke\n"
+                              "duration = 10s\n"
+                              "[target]\n"
+                              "kind = file          # or blockdev\n"
+                              "path = /tmp/x.img\n"
+                              "size = 64MiB         # file created/extended if needed\n"
+                              "[workload]\n"
+                              "block = 4KiB\n"
+                              "pattern = random     # or sequential\n"
+                              "read = 50%\n"
+                              "depth = 8\n"
+                              "flush = 64           # writes between flushes\n"
+                              "direct = no\n";
+
+static void the_minimum_scenario_works_exactly_as_written(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[FL_ERRLEN];
+    if (scenario_parse(minimum, "smoke.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(sc.name, "smoke");
+    assert_true(sc.duration_ns == 10000000000ull);
+    assert_string_equal(sc.target.kind, "file");
+    assert_string_equal(sc.target.path, "/tmp/x.img");
+    assert_true(sc.target.size == 64ull << 20);
+    assert_int_equal(sc.workload.block_size, 4096);
+    assert_int_equal(sc.workload.pattern, PATTERN_RANDOM);
+    assert_int_equal(sc.workload.read_pct, 50);
+    assert_int_equal(sc.workload.depth, 8);
+    assert_int_equal(sc.workload.flush_every, 64);
+    assert_false(sc.target.direct);
+    assert_int_equal(sc.target.engine, ENGINE_SYNC); /* buffered file */
+    assert_true(sc.journal);
+}
+
+static void defaults_fill_what_is_not_said(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[FL_ERRLEN];
+    const char *text = "[target]\nkind = blockdev\npath = /dev/loop7\n";
+    if (scenario_parse(text, "dir/my-test.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(sc.name, "my-test");
+    assert_true(sc.duration_ns == 10000000000ull);
+    assert_int_equal(sc.workload.block_size, 4096);
+    assert_int_equal(sc.workload.depth, 8);
+    assert_true(sc.target.direct); /* block devices always */
+    assert_int_equal(sc.target.engine, ENGINE_URING);
+    assert_int_equal(sc.target.size, 0);
+}
+
+/* Parses text and expects an error that starts with want_prefix and holds
+ * want_part. */
+static void expect_error(const char *text, const char *want_prefix, const char *want_part)
+{
+    struct scenario sc;
+    char err[FL_ERRLEN] = "";
+    assert_int_equal(scenario_parse(text, "t.scn", &sc, err, sizeof err), -1);
+    if (strncmp(err, want_prefix, strlen(want_prefix)) != 0 || !strstr(err, want_part))
+        fail_msg("got \"%s\", wanted \"%s...%s...\"", err, want_prefix, want_part);
+}
+
+static void mistakes_are_named_by_file_and_line(void **state)
+{
+    (void)state;
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nblok = 4k\n", "t.scn:5:",
+                 "did you mean 'block'?");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nblock = 4 furlongs\n",
+                 "t.scn:5:", "unknown size unit");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nread = 120%\n", "t.scn:5:",
+                 "percentage");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\npattern = zigzag\n", "t.scn:5:",
+                 "random|sequential");
+    expect_error("[target]\nkind = nfs\npath = /x\n", "t.scn:2:", "unknown target kind");
+    expect_error("[target]\nkind = file\nkind = file\npath = /x\n", "t.scn:3:", "set twice");
+    expect_error("[targets]\nkind = file\n", "t.scn:1:", "unknown section [targets]");
+    expect_error("kind = file\n", "t.scn:1:", "outside any [section]");
+    expect_error("[target]\nkind file\n", "t.scn:2:", "expected 'key = value'");
+    expect_error("[target]\nkind =\n", "t.scn:2:", "has no value");
+    expect_error("[target]\nkind = file\npath = /x\n[target]\n", "t.scn:4:", "second [target]");
+    expect_error("[target]\nkind = file\n", "t.scn:1:", "needs 'path'");
+    expect_error("[scenario]\nduration = 10s\n", "t.scn:", "no [target] section");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nblock = 1000\n", "t.scn:5:",
+                 "not a multiple of 512");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nblock = 2MiB\n", "t.scn:5:",
+                 "out of range");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\ndepth = 0\n", "t.scn:5:",
+                 "out of range");
+    expect_error("[target]\nkind = file\npath = /x\n[workload]\nworkers = 2\n", "t.scn:5:",
+                 "sync engine");
+    expect_error("[scenario]\nduration = 0s\n[target]\nkind = file\npath = /x\n", "t.scn:2:",
+                 "too short");
+    expect_error("[scenario]\nfoo = 1\n", "t.scn:2:", "unknown key 'foo' in [scenario]");
+}
+
+static void units_read_as_storage_people_write_them(void **state)
+{
+    (void)state;
+    char why[128];
+    uint64_t v;
+    struct {
+        const char *s;
+        uint64_t want;
+    } sizes[] = {{"512", 512},        {"4k", 4096},          {"4K", 4096},     {"4KiB", 4096},
+                 {"4KB", 4096},       {"64MiB", 64ull << 20}, {"1g", 1ull << 30},
+                 {"2 TiB", 2ull << 40}, {"0", 0}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        assert_int_equal(parse_size(sizes[i].s, &v, why, sizeof why), 0);
+        assert_true(v == sizes[i].want);
+    }
+    assert_int_equal(parse_size("-4k", &v, why, sizeof why), -1);
+    assert_int_equal(parse_size("4 parsecs", &v, why, sizeof why), -1);
+    assert_int_equal(parse_size("99999999999T", &v, why, sizeof why), -1);
+    struct {
+        const char *s;
+        uint64_t ns;
+    } durs[] = {{"10s", 10000000000ull}, {"10", 10000000000ull}, {"500ms", 500000000ull},
+                {"1.5s", 1500000000ull}, {"2m", 120000000000ull}, {"1h", 3600000000000ull},
+                {"250us", 250000ull}};
+    for (size_t i = 0; i < sizeof durs / sizeof durs[0]; i++) {
+        assert_int_equal(parse_duration(durs[i].s, &v, why, sizeof why), 0);
+        assert_true(v == durs[i].ns);
+    }
+    assert_int_equal(parse_duration("soon", &v, why, sizeof why), -1);
+    assert_int_equal(parse_duration("5 fortnights", &v, why, sizeof why), -1);
+    unsigned p;
+    assert_int_equal(parse_percent("50%", &p, why, sizeof why), 0);
+    assert_int_equal(p, 50);
+    assert_int_equal(parse_percent("100", &p, why, sizeof why), 0);
+    assert_int_equal(parse_percent("101%", &p, why, sizeof why), -1);
+    bool b;
+    assert_int_equal(parse_bool("yes", &b, why, sizeof why), 0);
+    assert_true(b);
+    assert_int_equal(parse_bool("Off", &b, why, sizeof why), 0);
+    assert_false(b);
+    assert_int_equal(parse_bool("maybe", &b, why, sizeof why), -1);
+    char out[32];
+    format_size(64ull << 20, out, sizeof out);
+    assert_string_equal(out, "64 MiB");
+    format_size(1000, out, sizeof out);
+    assert_string_equal(out, "1000 B");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_minimum_scenario_works_exactly_as_written),
+        cmocka_unit_test(defaults_fill_what_is_not_said),
+        cmocka_unit_test(mistakes_are_named_by_file_and_line),
+        cmocka_unit_test(units_read_as_storage_people_write_them),
+    };
+    return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+/* backend — the table of known backends; see backend.h. */
+#include "backend.h"
+
+#include <string.h>
+
+extern const struct backend_ops backend_file_ops;
+extern const struct backend_ops backend_blockdev_ops;
+
+static const struct backend_ops *const all[] = {
+    &backend_file_ops,
+    &backend_blockdev_ops,
+};
+
+const struct backend_ops *backend_find(const char *kind)
+{
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(all[i]->kind, kind) == 0)
+            return all[i];
+    return NULL;
+}
+
+const char *backend_kinds(void)
+{
+    return "file, blockdev";
+}
+
+void io_stats_add(struct io_stats *s, const struct io *io)
+{
+    uint64_t lat = io->t_done > io->t_submit ? io->t_done - io->t_submit : 0;
+    if (lat > s->lat_max_ns)
+        s->lat_max_ns = lat;
+    if (io->result < 0) {
+        s->errors++;
+        return;
+    }
+    switch (io->op) {
+    case IO_READ:
+        s->reads++;
+        s->bytes_read += (uint64_t)io->result;
+        break;
+    case IO_WRITE:
+        s->writes++;
+        s->bytes_written += (uint64_t)io->result;
+        break;
+    case IO_FLUSH:
+        s->flushes++;
+        break;
+    }
+}

@@ -1,0 +1,107 @@
+/*
+ * backend — where blocks are read and written.
+ *
+ * A backend is one file that fills a `struct backend_ops`: open, submit,
+ * reap, close.  The engine never knows which backend runs.  I/O is
+ * asynchronous: submit() queues a request, reap() hands back completed ones
+ * (waiting at most wait_ms for the first).  A backend may batch submissions
+ * until the next reap().
+ *
+ *   kind       file                 regular file, io_uring, optional O_DIRECT
+ *   kind       blockdev             block device, io_uring, always O_DIRECT,
+ *                                   refuses a device that is mounted or held
+ *
+ * Flush means "make every write that completed before this flush was
+ * submitted durable": fdatasync for files and devices.
+ */
+#ifndef FL_BACKEND_H
+#define FL_BACKEND_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen.h"
+
+/* Room for an error message that names two paths and a reason. */
+#define FL_ERRLEN (2 * PATH_MAX + 512)
+
+enum io_op { IO_READ, IO_WRITE, IO_FLUSH };
+
+struct io {
+    enum io_op op;
+    uint64_t block;    /* READ/WRITE: block number */
+    gen_t gen;         /* WRITE: generation carried */
+    void *buf;         /* READ/WRITE: block_size bytes, 4 KiB aligned */
+    uint32_t len;      /* bytes */
+    uint64_t offset;   /* byte offset on the target */
+    int64_t result;    /* bytes transferred, or -errno */
+    uint64_t t_submit; /* ns since run start */
+    uint64_t t_done;
+    uint64_t cover;    /* FLUSH: write completions it makes durable */
+    char err[128];     /* backend's words for a failure, "" if none */
+};
+
+/* What one phase (workload, sweep, verify) did. */
+struct io_stats {
+    uint64_t reads, writes, flushes;
+    uint64_t bytes_read, bytes_written;
+    uint64_t errors;     /* failed reads, writes and flushes */
+    uint64_t ns;         /* how long the phase ran */
+    uint64_t lat_max_ns; /* slowest completion */
+};
+
+/* Accounts one completed I/O. */
+void io_stats_add(struct io_stats *s, const struct io *io);
+
+enum io_engine {
+    ENGINE_URING, /* io_uring: one thread keeps `depth` I/Os in flight */
+    ENGINE_SYNC,  /* pread/pwrite in submit(): one I/O per worker thread */
+};
+
+/* What [target] says. */
+struct target_cfg {
+    enum io_engine engine;
+    char kind[16];
+    char path[PATH_MAX];
+    uint64_t size; /* bytes to test; 0 = the whole device or existing file */
+    bool direct;   /* O_DIRECT (always on for blockdev) */
+    bool sync;     /* O_DSYNC: every write is durable when it completes */
+};
+
+struct backend;
+
+struct backend_ops {
+    const char *kind;
+    /* Opens the target, sets be->capacity, be->align, be->durable_writes and
+     * be->desc.  0, or -1 with err filled. */
+    int (*open)(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
+                size_t errlen);
+    /* Queues one request.  0, or -errno when the queue is full or broken. */
+    int (*submit)(struct backend *be, struct io *io);
+    /* Sends queued requests, then returns up to max completed ones in done[]
+     * (waits at most wait_ms for the first; 0 = do not wait).  Count, or
+     * -errno. */
+    int (*reap)(struct backend *be, struct io **done, int max, int wait_ms);
+    void (*close)(struct backend *be);
+};
+
+struct backend {
+    const struct backend_ops *ops;
+    bool again;          /* set before open(): another worker of this run has the
+                            target open already (no exclusive claim, no creation) */
+    uint64_t capacity;   /* bytes that may be tested */
+    uint32_t align;      /* required alignment of offsets and lengths */
+    bool durable_writes; /* writes are durable at completion (O_DSYNC) */
+    char desc[PATH_MAX + 64];
+    void *priv;
+};
+
+/* The backend for a [target] kind, or NULL. */
+const struct backend_ops *backend_find(const char *kind);
+
+/* Comma-separated list of known kinds, for error messages. */
+const char *backend_kinds(void);
+
+#endif

@@ -1,0 +1,421 @@
+/* engine — see engine.h for the life of one block. */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "iopool.h"
+
+#define BATCH_MIN 1024
+#define BATCH_MAX 16384
+#define PLAN_CAP (2 * BATCH_MAX) /* power of two */
+#define FLUSH_SLOTS 2
+#define SEGMENT_MIN (64ull << 20)
+
+struct planned {
+    uint64_t block;
+    gen_t gen; /* GEN_NONE for a read */
+};
+
+struct run {
+    struct engine *e;
+    struct iopool pool;     /* one buffer per read or write in flight */
+    unsigned data_inflight; /* reads and writes at the storage */
+    struct io flush_io[FLUSH_SLOTS];
+    bool flush_busy[FLUSH_SLOTS];
+    unsigned flushes_inflight;
+
+    struct planned *plan; /* ring of PLAN_CAP */
+    uint64_t head;        /* next op to issue */
+    uint64_t committed;   /* ops before this index have durable intents */
+    uint64_t tail;        /* end of planned ops */
+    bool commit_pending;
+    uint64_t commit_ticket, commit_end;
+    size_t batch;
+
+    uint64_t rng[4];
+    uint64_t cursor; /* sequential pattern */
+    unsigned writes_since_flush;
+    bool need_flush;
+    uint64_t segment_limit;
+    uint64_t stalled_on; /* commit ticket of the last journal stall counted */
+};
+
+/* xoshiro256**: fast, and reproducible from the scenario seed. */
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rnd(struct run *r)
+{
+    uint64_t *s = r->rng;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+static uint64_t below(struct run *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)rnd(r) * n) >> 64);
+}
+
+static void seed_rng(struct run *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        r->rng[i] = z ^ (z >> 31);
+    }
+}
+
+static uint64_t now_rel(const struct engine *e)
+{
+    return mono_ns() - e->t0;
+}
+
+/* Plans up to n ops and appends the intents of their writes to the journal. */
+static int plan_ops(struct run *r, size_t n)
+{
+    struct engine *e = r->e;
+    const struct workload_cfg *c = e->cfg;
+    uint64_t nb = e->map->nblocks; /* local numbering */
+    uint64_t t = now_rel(e);
+    for (size_t i = 0; i < n && r->tail - r->head < PLAN_CAP; i++) {
+        bool write = below(r, 100) >= c->read_pct;
+        uint64_t b = c->pattern == PATTERN_RANDOM ? below(r, nb) : r->cursor++ % nb;
+        gen_t g = GEN_NONE;
+        if (write) {
+            errno = 0;
+            g = statemap_plan(e->map, b);
+            if (g == GEN_NONE) {
+                if (errno == ENOMEM) {
+                    snprintf(e->err, sizeof e->err, "out of memory for the state map");
+                    return -1;
+                }
+                /* The block ran too far ahead of its durable generation:
+                 * read it instead and flush soon. */
+                r->need_flush = true;
+            } else if (e->journal) {
+                journal_intent(e->journal, b, g, t);
+            }
+        }
+        r->plan[r->tail % PLAN_CAP] = (struct planned){.block = b, .gen = g};
+        r->tail++;
+    }
+    if (r->tail - r->head > e->batch_max)
+        e->batch_max = r->tail - r->head;
+    return 0;
+}
+
+/* Keeps one batch being committed while the previous one is issued. */
+static int refill(struct run *r, bool stopping)
+{
+    struct engine *e = r->e;
+    if (!e->journal) {
+        if (!stopping && r->tail - r->head < r->batch) {
+            if (plan_ops(r, r->batch) != 0)
+                return -1;
+            r->committed = r->tail;
+        }
+        return 0;
+    }
+    if (r->commit_pending && journal_committed(e->journal, r->commit_ticket)) {
+        r->committed = r->commit_end;
+        r->commit_pending = false;
+    }
+    if (!r->commit_pending && !stopping && r->tail - r->head < r->batch) {
+        if (plan_ops(r, r->batch) != 0)
+            return -1;
+        r->commit_ticket = journal_seal(e->journal);
+        r->commit_end = r->tail;
+        r->commit_pending = true;
+        if (journal_segment_bytes(e->journal) > r->segment_limit) {
+            if (journal_checkpoint(e->journal, e->map) != 0) {
+                snprintf(e->err, sizeof e->err, "out of memory writing a state checkpoint");
+                return -1;
+            }
+            e->checkpoints++;
+        }
+    }
+    return journal_status(e->journal, e->err, sizeof e->err);
+}
+
+static int issue_flush(struct run *r)
+{
+    struct engine *e = r->e;
+    for (int i = 0; i < FLUSH_SLOTS; i++) {
+        if (r->flush_busy[i])
+            continue;
+        struct io *io = &r->flush_io[i];
+        memset(io, 0, sizeof *io);
+        io->op = IO_FLUSH;
+        io->cover = statemap_acked_total(e->map);
+        io->t_submit = now_rel(e);
+        int rc = e->be->ops->submit(e->be, io);
+        if (rc < 0) {
+            snprintf(e->err, sizeof e->err, "cannot submit a flush: %s", strerror(-rc));
+            return -1;
+        }
+        r->flush_busy[i] = true;
+        r->flushes_inflight++;
+        r->writes_since_flush = 0;
+        r->need_flush = false;
+        return 0;
+    }
+    return 0; /* both flush slots busy: the next one goes out later */
+}
+
+/* Issues committed ops in plan order until depth is reached. */
+static int issue(struct run *r)
+{
+    struct engine *e = r->e;
+    const struct workload_cfg *c = e->cfg;
+    while (r->head < r->committed) {
+        if ((e->flush_every && r->writes_since_flush >= e->flush_every) || r->need_flush) {
+            if (r->flushes_inflight < FLUSH_SLOTS && issue_flush(r) != 0)
+                return -1;
+        }
+        const struct planned *p = &r->plan[r->head % PLAN_CAP];
+        if (r->data_inflight >= e->depth)
+            break;
+        if (statemap_busy(e->map, p->block))
+            break; /* keep plan order: wait for the I/O on this block */
+        struct io *io = iopool_get(&r->pool);
+        if (!io)
+            break;
+        bool write = p->gen != GEN_NONE;
+        io->op = write ? IO_WRITE : IO_READ;
+        io->block = p->block * e->workers + e->worker; /* global */
+        io->gen = p->gen;
+        io->offset = io->block * c->block_size;
+        io->t_submit = now_rel(e);
+        if (write)
+            block_fill(io->buf, &e->fmt, io->block, p->gen, io->t_submit);
+        if (statemap_issue(e->map, p->block, write, p->gen) != 0) {
+            snprintf(e->err, sizeof e->err, "out of memory for the state map");
+            iopool_put(&r->pool, io);
+            return -1;
+        }
+        int rc = e->be->ops->submit(e->be, io);
+        if (rc < 0) {
+            snprintf(e->err, sizeof e->err, "cannot submit %s of block %llu: %s",
+                     write ? "a write" : "a read", (unsigned long long)io->block, strerror(-rc));
+            iopool_put(&r->pool, io);
+            return -1;
+        }
+        r->head++;
+        r->data_inflight++;
+        if (write)
+            r->writes_since_flush++;
+    }
+    return 0;
+}
+
+static int complete(struct run *r, struct io *io)
+{
+    struct engine *e = r->e;
+    io_stats_add(&e->stats, io);
+    switch (io->op) {
+    case IO_READ:
+        r->data_inflight--;
+        verify_read(e->ver, io, true, "workload");
+        iopool_put(&r->pool, io);
+        return 0;
+    case IO_WRITE: {
+        bool ok = io->result >= 0;
+        uint64_t local = io->block / e->workers;
+        if (statemap_write_done(e->map, local, io->gen, ok, e->be->durable_writes) != 0) {
+            snprintf(e->err, sizeof e->err, "out of memory for the state map");
+            return -1;
+        }
+        if (e->journal) {
+            if (ok)
+                journal_done(e->journal, local, io->gen, e->be->durable_writes, io->t_done);
+            else
+                journal_fail(e->journal, local, io->gen, io->t_done);
+        }
+        if (!ok)
+            verify_failed_io(e->ver, io, "workload");
+        r->data_inflight--;
+        iopool_put(&r->pool, io);
+        return 0;
+    }
+    case IO_FLUSH:
+        if (io->result >= 0) {
+            statemap_flushed(e->map, io->cover);
+            if (e->journal)
+                journal_flush(e->journal, io->cover, io->t_done);
+        } else {
+            verify_failed_io(e->ver, io, "workload");
+        }
+        r->flush_busy[io - r->flush_io] = false;
+        r->flushes_inflight--;
+        return 0;
+    }
+    return 0;
+}
+
+static int reap(struct run *r, int wait_ms)
+{
+    struct engine *e = r->e;
+    struct io *done[64];
+    int n = e->be->ops->reap(e->be, done, 64, wait_ms);
+    if (n < 0) {
+        snprintf(e->err, sizeof e->err, "waiting for I/O failed: %s", strerror(-n));
+        return -1;
+    }
+    uint64_t t = now_rel(e);
+    for (int i = 0; i < n; i++) {
+        done[i]->t_done = t;
+        if (complete(r, done[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static unsigned inflight(const struct run *r)
+{
+    return r->data_inflight + r->flushes_inflight;
+}
+
+static void report_progress(struct run *r, uint64_t t)
+{
+    struct engine *e = r->e;
+    if (!e->progress)
+        return;
+    struct engine_progress p = {
+        .elapsed_ns = t,
+        .duration_ns = e->cfg->duration_ns,
+        .reads = e->stats.reads,
+        .writes = e->stats.writes,
+        .errors = e->stats.errors,
+        .findings = findings_bad(e->ver->findings),
+        .bytes = e->stats.bytes_read + e->stats.bytes_written,
+    };
+    e->progress(e->progress_ctx, &p);
+}
+
+/* The workload waits for a journal commit: count it once per commit and
+ * plan bigger batches from now on, so the journal falls behind less often. */
+static void journal_stall(struct run *r)
+{
+    if (r->stalled_on == r->commit_ticket)
+        return;
+    r->stalled_on = r->commit_ticket;
+    r->e->journal_stalls++;
+    if (r->batch < BATCH_MAX)
+        r->batch *= 2;
+}
+
+/* Drains in-flight I/O; then, unless told not to, flushes whatever is not
+ * durable yet and waits for that too. */
+static int finish(struct run *r)
+{
+    struct engine *e = r->e;
+    while (inflight(r) > 0)
+        if (reap(r, 100) != 0)
+            return -1;
+    if (e->map->ack_len > 0) {
+        if (issue_flush(r) != 0)
+            return -1;
+        while (inflight(r) > 0)
+            if (reap(r, 100) != 0)
+                return -1;
+    }
+    /* Planned writes that were never issued cannot be on the media. */
+    for (uint64_t i = r->head; i < r->tail; i++) {
+        const struct planned *p = &r->plan[i % PLAN_CAP];
+        if (p->gen != GEN_NONE)
+            statemap_unplan(e->map, p->block);
+    }
+    r->head = r->tail;
+    return 0;
+}
+
+int engine_run(struct engine *e)
+{
+    struct run r = {.e = e, .batch = BATCH_MIN};
+    if (e->depth * 8 > r.batch)
+        r.batch = e->depth * 8 < BATCH_MAX ? e->depth * 8 : BATCH_MAX;
+    r.segment_limit = 4 * statemap_bytes_at_rest(e->map);
+    if (r.segment_limit < SEGMENT_MIN)
+        r.segment_limit = SEGMENT_MIN;
+    if (e->segment_limit)
+        r.segment_limit = e->segment_limit;
+    seed_rng(&r, e->cfg->seed);
+    r.plan = calloc(PLAN_CAP, sizeof *r.plan);
+    if (!r.plan || iopool_init(&r.pool, e->depth, e->cfg->block_size) != 0) {
+        free(r.plan);
+        snprintf(e->err, sizeof e->err, "out of memory for %u buffers of %u bytes", e->depth,
+                 e->cfg->block_size);
+        return -1;
+    }
+    memset(&e->stats, 0, sizeof e->stats);
+    int rc = 0;
+    uint64_t start = now_rel(e), end = start + e->cfg->duration_ns;
+    uint64_t next_progress = start + 1000000000ull;
+    bool stopping = false;
+
+    for (;;) {
+        uint64_t t = now_rel(e);
+        if (!stopping && (t >= end || *e->stop)) {
+            stopping = true;
+            e->interrupted = t < end;
+        }
+        if (t >= next_progress) {
+            report_progress(&r, t);
+            next_progress = t + 1000000000ull;
+        }
+        if ((rc = refill(&r, stopping)) != 0)
+            break;
+        if (!stopping && (rc = issue(&r)) != 0)
+            break;
+        if (inflight(&r) == 0) {
+            if (stopping)
+                break;
+            if (r.head < r.committed)
+                continue;
+            if (e->journal && r.commit_pending) {
+                /* Nothing to do until the intents are on disk. */
+                journal_stall(&r);
+                if ((rc = journal_wait(e->journal, r.commit_ticket, e->err, sizeof e->err)) != 0)
+                    break;
+            }
+            continue;
+        }
+        int wait_ms = 100;
+        if (!stopping) {
+            if (r.head == r.committed && r.commit_pending) {
+                /* Waiting for the journal with I/O in flight: poll it often. */
+                wait_ms = 1;
+                journal_stall(&r);
+            } else {
+                uint64_t left_ms = (end - t) / 1000000 + 1;
+                if (left_ms < (uint64_t)wait_ms)
+                    wait_ms = (int)left_ms;
+            }
+        }
+        if ((rc = reap(&r, wait_ms)) != 0)
+            break;
+    }
+
+    if (rc == 0)
+        rc = finish(&r);
+    else
+        finish(&r); /* best effort: do not free buffers under the kernel */
+    e->stats.ns = now_rel(e) - start;
+    report_progress(&r, now_rel(e));
+    iopool_free(&r.pool);
+    free(r.plan);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/*
+ * engine — the timed read/write workload on one target.
+ *
+ * Follow one block from generation to verdict:
+ *   1. plan: the pattern picks a block and read or write; a write gets the
+ *      block's next generation (statemap_plan) and its intent goes into the
+ *      journal batch.  Ops are planned a batch ahead.
+ *   2. commit: the batch is sealed; the journal thread syncs it while the
+ *      previous batch is being issued.  No write is issued before its intent
+ *      is durable.
+ *   3. issue: block_fill() stamps every sector, the backend queues the I/O.
+ *      A block with I/O in flight is never issued again until it completes,
+ *      so reads and writes of one block never overlap.
+ *   4. complete: a write is acknowledged (statemap_write_done); a read is
+ *      classified at once (verify_read); every `flush` writes a flush is
+ *      issued, and when it completes the writes it covers become durable.
+ *   5. end: at `duration` nothing new is issued, in-flight I/O drains, a final
+ *      flush makes everything durable; the caller then sweeps every written
+ *      block once (sweep_run).
+ */
+#ifndef FL_ENGINE_H
+#define FL_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../checks/verify.h"
+#include "backend.h"
+#include "block.h"
+#include "journal.h"
+#include "statemap.h"
+
+enum pattern { PATTERN_RANDOM, PATTERN_SEQUENTIAL };
+
+struct workload_cfg {
+    uint32_t block_size;
+    enum pattern pattern;
+    unsigned read_pct;    /* 0..100 */
+    unsigned depth;       /* reads and writes in flight, all workers together */
+    unsigned flush_every; /* each worker's writes between flushes; 0 = at the end */
+    uint64_t duration_ns;
+    uint64_t seed;        /* op sequence; the same seed gives the same ops */
+};
+
+/* Called about once a second while the workload runs. */
+struct engine_progress {
+    uint64_t elapsed_ns, duration_ns;
+    uint64_t reads, writes, errors, findings;
+    uint64_t bytes;
+};
+typedef void (*progress_fn)(void *ctx, const struct engine_progress *p);
+
+/* One worker: a thread that owns the target's blocks b with
+ * b % workers == worker (numbered b / workers in its state map and journal)
+ * and keeps `depth` I/Os on them in flight. */
+struct engine {
+    /* inputs */
+    const struct workload_cfg *cfg;
+    unsigned worker, workers;
+    unsigned depth;       /* this worker's share of cfg->depth */
+    unsigned flush_every; /* copied from cfg */
+    struct block_fmt fmt; /* writer_id = worker */
+    struct backend *be;
+    struct statemap *map;
+    struct verifier *ver;
+    struct journal *journal; /* NULL: no journal */
+    uint64_t t0;             /* mono_ns() at run start */
+    volatile sig_atomic_t *stop;
+    uint64_t segment_limit;  /* journal bytes before a checkpoint; 0 = default */
+    progress_fn progress;
+    void *progress_ctx;
+    /* outputs */
+    struct io_stats stats;
+    uint64_t journal_stalls; /* times the workload waited for a journal commit */
+    uint64_t batch_max;      /* largest planned batch */
+    uint64_t checkpoints;
+    bool interrupted;        /* ended early by *stop */
+    char err[512];
+};
+
+/* Runs the workload for cfg->duration_ns.  0 when it ran (findings may
+ * exist), -1 when it could not go on (err says why). */
+int engine_run(struct engine *e);
+
+#endif

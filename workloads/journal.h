@@ -1,0 +1,116 @@
+/*
+ * journal — the run's state on disk, so that verification survives a crash
+ * of the harness or of the client node.
+ *
+ * Two files in the run directory:
+ *
+ *   state.bin    a checkpoint of the state map (durable generations, pending
+ *                entries, the ack queue), written to state.tmp, synced and
+ *                renamed; the last one of a run that ended cleanly is marked
+ *                final.
+ *   journal.bin  the events since that checkpoint, appended in batches:
+ *                  intent  generation g of block b is about to be written
+ *                  done    that write completed (durable at once with O_DSYNC)
+ *                  fail    that write failed or timed out
+ *                  flush   a flush covering the first N completions finished
+ *                Each batch carries a crc32c; replay stops at the first torn
+ *                batch.  The previous segment is kept as journal.old.
+ *
+ * Write intents must be on stable storage before the writes are issued (else
+ * a crash could leave data on the media that the journal does not know, a
+ * false finding).  The engine plans ahead and seals a batch of intents; a
+ * committer thread writes and fdatasyncs it while the previous batch is being
+ * issued, so one fdatasync covers hundreds of writes (group commit) and the
+ * workload rarely waits.  Completion and flush records need no sync of their
+ * own: losing them only makes verification more permissive, never wrong.
+ *
+ * Replay drives the very same state-map transitions as the engine did.
+ */
+#ifndef FL_JOURNAL_H
+#define FL_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen.h"
+#include "statemap.h"
+
+/* Identity of one worker's share of a run, stored in its state.bin and
+ * journal.bin.  Worker w of W owns the target's blocks b with b % W == w;
+ * its state map numbers them locally as b / W. */
+struct run_meta {
+    uint64_t run_id;
+    uint64_t start_wall_ns; /* CLOCK_REALTIME at run start */
+    uint64_t seed;          /* of the op sequence, for the report */
+    uint64_t nblocks;       /* blocks this worker owns */
+    uint64_t total_blocks;  /* blocks of the target */
+    uint32_t block_size;
+    uint32_t target_id;
+    uint32_t worker;        /* also the writer id in every stamp it writes */
+    uint32_t workers;
+    char name[128];         /* scenario name, for reports of a later verify */
+};
+
+struct journal;
+
+/* Creates journal.bin and an initial state.bin in dir and starts the
+ * committer thread.  NULL with err filled on failure. */
+struct journal *journal_create(const char *dir, const struct run_meta *meta, char *err,
+                               size_t errlen);
+
+/* Event records, appended to the current (unsealed) batch. */
+void journal_intent(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns);
+void journal_done(struct journal *j, uint64_t block, gen_t gen, bool durable_now, uint64_t t_ns);
+void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns);
+void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns);
+
+/* Hands the current batch to the committer; returns its ticket. */
+uint64_t journal_seal(struct journal *j);
+
+/* True once the batch with this ticket (and every earlier one) is synced. */
+bool journal_committed(struct journal *j, uint64_t ticket);
+
+/* Waits until ticket is committed.  0, or -1 with err filled. */
+int journal_wait(struct journal *j, uint64_t ticket, char *err, size_t errlen);
+
+/* 0 while healthy, -1 with err filled once a write or sync failed. */
+int journal_status(struct journal *j, char *err, size_t errlen);
+
+/* Bytes sealed into the current segment. */
+uint64_t journal_segment_bytes(const struct journal *j);
+
+/* Snapshots m into a new state.bin and starts a new segment.  Records added
+ * afterwards go to the new segment.  0, or -1 when memory is short. */
+int journal_checkpoint(struct journal *j, const struct statemap *m);
+
+/* Writes a last checkpoint of m (marked final when the run ended cleanly),
+ * waits for everything, stops the thread and frees j.  m NULL: no
+ * checkpoint.  0, or -1 with err filled. */
+int journal_close(struct journal *j, const struct statemap *m, bool final, char *err,
+                  size_t errlen);
+
+/* Writes state.bin for m directly (runs without a journal).  final marks a
+ * run that ended cleanly.  0, or -1 with err filled. */
+int state_save(const char *dir, const struct run_meta *meta, const struct statemap *m, bool final,
+               char *err, size_t errlen);
+
+struct load_info {
+    bool final;           /* the run ended cleanly and wrote its last checkpoint */
+    bool had_journal;     /* journal.bin was present */
+    uint64_t replayed;    /* records replayed on top of the checkpoint */
+    bool torn_tail;       /* replay stopped at a damaged batch */
+};
+
+/* Rebuilds the state of the run in dir: state.bin plus journal replay.
+ * Initialises m.  0, or -1 with err filled. */
+int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
+               char *err, size_t errlen);
+
+/* For each (block[i], gen[i]) finds when that write completed, in ns since
+ * run start, from journal.old and journal.bin; UINT64_MAX where the journal
+ * no longer has it.  Returns 0, or -1 when no journal can be read. */
+int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const gen_t *gen,
+                        uint64_t *t_ns);
+
+#endif
