@@ -19,8 +19,10 @@ LIB_SRC := $(wildcard workloads/*.c checks/*.c faults/*.c) \
 HDRS    := $(wildcard */*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-DEB_PACKAGES := gcc make pkg-config liburing-dev libcmocka-dev fio jq e2fsprogs util-linux \
-                procps
+# build: gcc make libc6-dev liburing-dev libcmocka-dev; tests: jq, mount (losetup,
+# mount), e2fsprogs (mkfs.ext4), mawk; bench: fio
+DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libcmocka-dev jq mount e2fsprogs \
+                mawk fio
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo bench clean

@@ -25,6 +25,11 @@ void findings_count(struct findings *f, enum fl_class c)
 void findings_add(struct findings *f, const struct finding *x)
 {
     f->counts[x->cls]++;
+    findings_keep(f, x);
+}
+
+void findings_keep(struct findings *f, const struct finding *x)
+{
     if (f->n >= f->limit) {
         f->unlisted++;
         return;

@@ -48,6 +48,9 @@ void findings_count(struct findings *f, enum fl_class c);
 /* Counts and, within the limit, keeps a finding. */
 void findings_add(struct findings *f, const struct finding *x);
 
+/* Keeps a finding that is counted already (merging worker lists). */
+void findings_keep(struct findings *f, const struct finding *x);
+
 /* Number of findings (everything but ok and unwritten). */
 uint64_t findings_bad(const struct findings *f);
 

@@ -325,25 +325,8 @@ static void merge(struct crew *c)
         for (int k = 0; k < CLS_COUNT; k++)
             c->findings.counts[k] += w->findings.counts[k];
         c->findings.unlisted += w->findings.unlisted;
-        for (size_t k = 0; k < w->findings.n; k++) {
-            /* counts are already in; add to the list only */
-            struct findings *m = &c->findings;
-            if (m->n >= m->limit) {
-                m->unlisted++;
-                continue;
-            }
-            if (m->n == m->cap) {
-                size_t cap = m->cap ? m->cap * 2 : 64;
-                struct finding *l = realloc(m->list, cap * sizeof *l);
-                if (!l) {
-                    m->unlisted++;
-                    continue;
-                }
-                m->list = l;
-                m->cap = cap;
-            }
-            m->list[m->n++] = w->findings.list[k];
-        }
+        for (size_t k = 0; k < w->findings.n; k++)
+            findings_keep(&c->findings, &w->findings.list[k]);
         c->bytes_at_rest += w->map_ready ? statemap_bytes_at_rest(&w->map) : 0;
         c->bytes_peak += w->map_ready ? statemap_bytes_total(&w->map) : 0;
         c->pending_peak += w->map.peak;
@@ -416,7 +399,10 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
             snprintf(err, errlen, "%s does not belong to the run in %s", w->dir, w0);
             return -1;
         }
-        if (!w->info.final && !w->info.had_journal) {
+        /* A journaled run killed before its first segment existed issued no
+         * write yet: its empty state is right.  Without a journal nothing
+         * after the start is known. */
+        if (!w->info.final && !w->info.journaled) {
             snprintf(err, errlen, "the run in %s did not end cleanly and kept no journal "
                      "(journal = no): its state is unknown, nothing can be verified", dir);
             return -1;

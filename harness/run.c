@@ -128,12 +128,34 @@ static uint64_t random64(void)
     return v ? v : 1;
 }
 
-static void print_end(int code, const struct report *rep, const char *error)
+/* The report fields both verbs fill from the crew the same way. */
+static struct report crew_report(const char *mode, const char *dir, const struct scenario *sc,
+                                 const struct run_meta *meta, struct crew *crew)
 {
-    (void)code;
-    if (error)
-        fprintf(stderr, "faultline: %s\n", error);
+    return (struct report){.mode = mode, .dir = dir, .sc = sc, .meta = meta,
+                           .target_desc = crew->desc, .capacity = crew->capacity,
+                           .findings = &crew->findings, .seed = meta->seed,
+                           .error = crew->error, .crc_impl = crc32c_impl(),
+                           .workers = crew->n, .map_bytes_at_rest = crew->bytes_at_rest,
+                           .map_bytes_peak = crew->bytes_peak,
+                           .pending_peak = crew->pending_peak};
+}
+
+/* Writes the reports, prints the summary, releases the crew; the exit status. */
+static int finish(struct report *rep, struct crew *crew)
+{
+    char err[FL_ERRLEN];
+    int code = report_exit_code(rep);
+    if (report_write(rep, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        code = 2;
+    }
+    if (crew->error)
+        fprintf(stderr, "faultline: %s\n", crew->error);
     report_summary(rep, stdout);
+    crew_close(crew);
+    crew_free(crew);
+    return code;
 }
 
 int cmd_run(const struct run_opts *o)
@@ -177,24 +199,13 @@ int cmd_run(const struct run_opts *o)
 
     struct run_meta meta = crew.w[0].meta;
     meta.nblocks = meta.total_blocks;
-    struct report rep = {.mode = "run", .dir = dir, .sc = &sc, .meta = &meta,
-                         .target_desc = crew.desc, .capacity = crew.capacity,
-                         .findings = &crew.findings, .io = &crew.io,
-                         .sweep = crew.error ? NULL : &crew.sweep, .seed = seed,
-                         .interrupted = crew.interrupted, .error = crew.error,
-                         .crc_impl = crc32c_impl(), .workers = crew.n,
-                         .map_bytes_at_rest = crew.bytes_at_rest,
-                         .map_bytes_peak = crew.bytes_peak, .pending_peak = crew.pending_peak,
-                         .journal_stalls = crew.journal_stalls, .checkpoints = crew.checkpoints};
-    int code = report_exit_code(&rep);
-    if (report_write(&rep, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        code = 2;
-    }
-    print_end(code, &rep, crew.error);
-    crew_close(&crew);
-    crew_free(&crew);
-    return code;
+    struct report rep = crew_report("run", dir, &sc, &meta, &crew);
+    rep.io = &crew.io;
+    rep.sweep = crew.error ? NULL : &crew.sweep;
+    rep.interrupted = crew.interrupted;
+    rep.journal_stalls = crew.journal_stalls;
+    rep.checkpoints = crew.checkpoints;
+    return finish(&rep, &crew);
 }
 
 int cmd_verify(const char *dir, bool quiet)
@@ -230,23 +241,12 @@ int cmd_verify(const char *dir, bool quiet)
     meta.nblocks = meta.total_blocks;
     crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
     crew_verify(&crew);
-    struct report rep = {.mode = "verify", .dir = dir, .sc = &sc, .meta = &meta,
-                         .target_desc = crew.desc, .capacity = crew.capacity,
-                         .findings = &crew.findings, .io = &crew.sweep, .seed = meta.seed,
-                         .interrupted = stop_workload != 0, .error = crew.error,
-                         .crc_impl = crc32c_impl(), .workers = crew.n,
-                         .map_bytes_at_rest = crew.bytes_at_rest,
-                         .map_bytes_peak = crew.bytes_peak, .pending_peak = crew.pending_peak,
-                         .state_final = crew.state_final, .replayed = crew.replayed};
-    int code = report_exit_code(&rep);
-    if (report_write(&rep, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        code = 2;
-    }
-    print_end(code, &rep, crew.error);
-    crew_close(&crew);
-    crew_free(&crew);
-    return code;
+    struct report rep = crew_report("verify", dir, &sc, &meta, &crew);
+    rep.io = &crew.sweep;
+    rep.interrupted = stop_workload != 0;
+    rep.state_final = crew.state_final;
+    rep.replayed = crew.replayed;
+    return finish(&rep, &crew);
 }
 
 int cmd_check(const char *file)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,6 +230,23 @@ static const char *engine_name(const struct target_cfg *t)
     return t->engine == ENGINE_SYNC ? "sync" : "io_uring";
 }
 
+/* O_DIRECT alignment of a file: the logical block size of the device under
+ * its filesystem, or 4096 when that cannot be told (tmpfs, network). */
+static uint32_t direct_align(dev_t dev)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/dev/block/%u:%u/queue/logical_block_size", major(dev),
+             minor(dev));
+    FILE *f = fopen(path, "r");
+    unsigned v = 0;
+    if (f) {
+        if (fscanf(f, "%u", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v >= FL_SECTOR && v <= 65536 && (v & (v - 1)) == 0 ? v : 4096;
+}
+
 static int file_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
                      size_t n)
 {
@@ -280,7 +298,7 @@ static int file_open(struct backend *be, const struct target_cfg *t, unsigned de
             goto fail;
         }
     }
-    be->align = t->direct ? 4096 : FL_SECTOR;
+    be->align = t->direct ? direct_align(st.st_dev) : FL_SECTOR;
     be->durable_writes = t->sync;
     if (priv_setup(be, fd, t, depth, err, n) != 0)
         goto fail;

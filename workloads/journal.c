@@ -43,7 +43,10 @@ struct jhead {
 };
 
 #define STATE_MAGIC "FLSTATE"
-enum { STATE_FINAL = 1 };
+enum {
+    STATE_FINAL = 1,     /* the run ended cleanly */
+    STATE_JOURNALED = 2, /* a journal continues this checkpoint */
+};
 struct shead {
     char magic[8];
     uint32_t version;
@@ -140,7 +143,7 @@ static int sync_dir(const char *dir)
 /* --- checkpoints --- */
 
 static void *state_blob(const struct run_meta *meta, const struct statemap *m, uint64_t segment,
-                        bool final, size_t *len)
+                        bool final, bool journaled, size_t *len)
 {
     size_t npend = m->count, nack = m->ack_len;
     size_t body = (size_t)m->nblocks * sizeof(gen_t) + npend * sizeof(struct spend) +
@@ -148,7 +151,9 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
     unsigned char *blob = malloc(sizeof(struct shead) + body);
     if (!blob)
         return NULL;
-    struct shead h = {.version = 1, .flags = final ? STATE_FINAL : 0, .meta = *meta,
+    struct shead h = {.version = 1,
+                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0),
+                      .meta = *meta,
                       .segment = segment, .npending = npend, .nacked = nack,
                       .ack_total = m->ack_total};
     memcpy(h.magic, STATE_MAGIC, sizeof h.magic);
@@ -204,7 +209,7 @@ int state_save(const char *dir, const struct run_meta *meta, const struct statem
                char *err, size_t errlen)
 {
     size_t len;
-    void *blob = state_blob(meta, m, 0, final, &len);
+    void *blob = state_blob(meta, m, 0, final, false, &len);
     if (!blob) {
         snprintf(err, errlen, "out of memory writing the state checkpoint");
         return -1;
@@ -234,7 +239,10 @@ static int segment_open(const char *dir, const struct run_meta *meta, uint64_t s
         close(fd);
         return -1;
     }
-    if ((rename(cur, old) != 0 && errno != ENOENT) || rename(tmp, cur) != 0 || sync_dir(dir) != 0) {
+    /* journal.bin exists at every moment: the old segment gets a second name
+     * first, then the new one replaces it in one rename. */
+    if ((unlink(old) != 0 && errno != ENOENT) || (link(cur, old) != 0 && errno != ENOENT) ||
+        rename(tmp, cur) != 0 || sync_dir(dir) != 0) {
         snprintf(err, n, "cannot install %s: %s", cur, strerror(errno));
         close(fd);
         return -1;
@@ -376,7 +384,7 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
      * the durable array of a fresh run is all zero, so it is stored empty and
      * state_load() fills it in. */
     size_t len;
-    void *blob = state_blob(meta, &empty, j->segment, false, &len);
+    void *blob = state_blob(meta, &empty, j->segment, false, true, &len);
     statemap_free(&empty);
     if (!blob || state_write(dir, blob, len, err, errlen) != 0) {
         if (!blob)
@@ -515,7 +523,7 @@ static int snapshot(struct journal *j, const struct statemap *m, bool final)
         return -1;
     it->kind = ITEM_SNAPSHOT;
     it->segment = j->segment + 1;
-    it->blob = state_blob(&j->meta, m, it->segment, final, &it->bloblen);
+    it->blob = state_blob(&j->meta, m, it->segment, final, true, &it->bloblen);
     if (!it->blob) {
         free(it);
         return -1;
@@ -715,6 +723,7 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
     free(buf);
     buf = NULL;
     info->final = h.flags & STATE_FINAL;
+    info->journaled = h.flags & STATE_JOURNALED;
 
     path_in(path, sizeof path, dir, "journal.bin");
     buf = slurp(path, &len, &eno);

@@ -97,6 +97,7 @@ int state_save(const char *dir, const struct run_meta *meta, const struct statem
 
 struct load_info {
     bool final;           /* the run ended cleanly and wrote its last checkpoint */
+    bool journaled;       /* the run kept a journal */
     bool had_journal;     /* journal.bin was present */
     uint64_t replayed;    /* records replayed on top of the checkpoint */
     bool torn_tail;       /* replay stopped at a damaged batch */

@@ -1,9 +1,10 @@
 # SIGKILL the run in the middle of its workload: `faultline verify` rebuilds
-# the state from the journal and finds nothing wrong (no false positives),
-# and still finds real damage done afterwards.
+# the state from checkpoint and journal and finds nothing wrong (no false
+# positives), and still finds real damage done afterwards.  Small journal
+# segments make the run checkpoint and rotate many times before the kill.
 . "$(dirname "$0")/lib.sh"
 
-SCN=$(DURATION=60s SIZE=8MiB scenario crash "read = 40%")
+SCN=$(DURATION=60s SIZE=8MiB SCENARIO_KEYS="journal_segment = 256KiB" scenario crash "read = 40%")
 "$FAULTLINE" run "$SCN" --out "$WORK/run" --quiet > "$WORK/run.log" 2>&1 &
 pid=$!
 i=0
@@ -12,12 +13,12 @@ sleep 1
 kill -9 $pid
 wait $pid 2>/dev/null || true
 [ ! -e "$WORK/run/report.json" ] || fail "the killed run wrote a report"
+[ -e "$WORK/run/worker-0/journal.old" ] || fail "the journal never rotated"
 
 expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet
 R=$WORK/run/report.json
 json "$R" .verdict '"pass"'
 json "$R" .journal.state_final false
-json "$R" '.journal.replayed_records > 1000' true
 json "$R" '.counts.ok > 1000' true
 
 # Damage one block that was surely written: verify names exactly it.
