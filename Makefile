@@ -3,14 +3,17 @@
 #   make          build ./faultline
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
 #   make check    unit tests and CLI tests, then all of them again under ASan+UBSan
-#   make demo     run a shipped scenario on a local file and print where the report is
+#   make demo     the iSCSI lab, a controller killed during a verified run, the report
+#   make demo-file  a local file, damaged afterwards, and what verify finds
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
+#   make bench-iscsi  faultline's iSCSI backend vs iscsi-perf on the lab (bench/iscsi.sh)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_GNU_SOURCE
-LIBS    := -luring -lpthread -lm
+LIBS    := -luring -liscsi -lnl-route-3 -lnl-3 -lpthread -lm
+NLINC   := -I/usr/include/libnl3
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Everything but main.c goes into a library that the unit tests link too.
@@ -19,13 +22,15 @@ LIB_SRC := $(wildcard workloads/*.c checks/*.c faults/*.c) \
 HDRS    := $(wildcard */*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-# build: gcc make libc6-dev liburing-dev libcmocka-dev; tests: jq, mount (losetup,
-# mount), e2fsprogs (mkfs.ext4), mawk; bench: fio
-DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libcmocka-dev jq mount e2fsprogs \
-                mawk fio
+# build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev
+# libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs (mkfs.ext4),
+# mawk, iproute2 (to look at the lab from outside); bench: fio, libiscsi-bin (iscsi-perf)
+DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
+                libnl-route-3-dev libcmocka-dev tgt jq mount e2fsprogs mawk iproute2 fio \
+                libiscsi-bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check unit cli check-asan demo bench clean
+.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi clean
 .SECONDARY:
 
 all: faultline
@@ -34,7 +39,7 @@ all: faultline
 define build_rules
 $(1)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STD) $$(WARN) $$(CFLAGS) $(2) -c $$< -o $$@
+	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(CFLAGS) $(2) -c $$< -o $$@
 
 $(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	@rm -f $$@
@@ -67,8 +72,8 @@ deps:
 define run_tests
 	@echo "== unit tests ($(1))"
 	@set -e; for t in $(TESTS); do $(1)/tests/$$t; done
-	@echo "== CLI tests ($(1))"
-	@set -e; for t in $(filter-out tests/cli/lib.sh,$(wildcard tests/cli/*.sh)); do echo "-- $$t"; FAULTLINE=$(CURDIR)/$(1)/faultline sh $$t; done
+	@echo "== CLI and lab tests ($(1))"
+	@set -e; for t in tests/cli/*.sh tests/lab/*.sh; do echo "-- $$t"; FAULTLINE=$(CURDIR)/$(1)/faultline sh $$t; done
 endef
 
 unit: $(addprefix build/tests/,$(TESTS)) faultline
@@ -89,10 +94,20 @@ demo:
 	@$(MAKE) --no-print-directory faultline
 	@sh scenarios/demo.sh
 
+demo-file:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh scenarios/demo-file.sh
+
 bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/vs-fio.sh
+
+bench-iscsi:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/iscsi.sh
 
 clean:
 	rm -rf build faultline

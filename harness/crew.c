@@ -25,13 +25,19 @@ static void worker_dir(const char *dir, unsigned i, char *out, size_t n)
     snprintf(out, n, "%s/worker-%u", dir, i);
 }
 
-static int open_backend(const struct scenario *sc, struct worker *w, unsigned depth, char *err,
-                        size_t n)
+static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *err, size_t n)
 {
+    const struct scenario *sc = c->sc;
     const struct backend_ops *ops = backend_find(sc->target.kind);
     memset(&w->be, 0, sizeof w->be);
     w->be.ops = ops;
     w->be.again = w->index > 0; /* worker 0 opens first and holds any claim */
+    w->be.worker = w->index;
+    w->events = (struct event_source){.log = c->events, .worker = w->index};
+    if (c->events) {
+        w->be.on_event = events_from_backend;
+        w->be.event_ctx = &w->events;
+    }
     if (ops->open(&w->be, &sc->target, depth, err, n) != 0)
         return -1;
     w->be_open = true;
@@ -73,7 +79,7 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
         return -1;
     /* The first open creates or extends a file target; the size it finds
      * decides how many blocks there are. */
-    if (open_backend(sc, &c->w[0], share(sc->workload.depth, n, 0), err, errlen) != 0)
+    if (open_backend(c, &c->w[0], share(sc->workload.depth, n, 0), err, errlen) != 0)
         return -1;
     c->capacity = c->w[0].be.capacity;
     snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
@@ -91,7 +97,7 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
     for (unsigned i = 0; i < n; i++) {
         struct worker *w = &c->w[i];
         unsigned depth = share(sc->workload.depth, n, i);
-        if (i > 0 && open_backend(sc, w, depth, err, errlen) != 0)
+        if (i > 0 && open_backend(c, w, depth, err, errlen) != 0)
             return -1;
         w->meta = *base;
         w->meta.total_blocks = total;
@@ -332,6 +338,7 @@ static void merge(struct crew *c)
         c->pending_peak += w->map.peak;
         c->journal_stalls += w->eng.journal_stalls;
         c->checkpoints += w->eng.checkpoints;
+        c->doubtful_writes += w->eng.doubtful_writes;
         c->replayed += w->info.replayed;
         if (w->eng.interrupted)
             c->interrupted = true;
@@ -414,7 +421,7 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
                      w->meta.block_size, sc->workload.block_size);
             return -1;
         }
-        if (open_backend(sc, w, share(sc->workload.depth, c->n, i), err, errlen) != 0)
+        if (open_backend(c, w, share(sc->workload.depth, c->n, i), err, errlen) != 0)
             return -1;
         if (w->be.capacity / w->meta.block_size < w->meta.total_blocks) {
             snprintf(err, errlen, "%s is now smaller (%" PRIu64 " bytes) than during the run "

@@ -26,6 +26,7 @@
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "../workloads/statemap.h"
+#include "events.h"
 #include "scenario.h"
 
 struct worker {
@@ -43,6 +44,7 @@ struct worker {
     struct engine eng;
     struct io_stats sweep;
     struct load_info info; /* verify: how the state was found */
+    struct event_source events; /* the backend's path events go here */
     int rc;
     char err[FL_ERRLEN + 32];
     pthread_t thread;
@@ -57,6 +59,7 @@ struct crew {
     struct worker *w;
     uint64_t t0;
     volatile sig_atomic_t *stop_workload, *stop_sweep;
+    struct event_log *events; /* may be NULL */
     bool quiet;
     /* merged results */
     struct findings findings;
@@ -64,7 +67,7 @@ struct crew {
     char desc[PATH_MAX + 64];
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;
-    uint64_t journal_stalls, checkpoints, replayed;
+    uint64_t journal_stalls, checkpoints, replayed, doubtful_writes;
     bool interrupted, state_final;
     const char *error; /* first worker error, or NULL */
 };

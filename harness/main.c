@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lab.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -13,7 +14,8 @@
 static const char usage_main[] =
     "usage: faultline VERB [ARGS]\n"
     "\n"
-    "  run FILE [--out DIR] [--quiet]   run a scenario; reports go to DIR\n"
+    "  run FILE [--out DIR] [--quiet] [--keep-lab]\n"
+    "                                   run a scenario; reports go to DIR\n"
     "                                   (default runs/<time>-<name>/)\n"
     "  verify DIR [--quiet]             re-read the target of a finished (or crashed)\n"
     "                                   run from its saved state and report again\n"
@@ -24,7 +26,7 @@ static const char usage_main[] =
     "`faultline VERB --help` tells more about one verb.\n";
 
 static const char usage_run[] =
-    "usage: faultline run FILE [--out DIR] [--quiet]\n"
+    "usage: faultline run FILE [--out DIR] [--quiet] [--keep-lab]\n"
     "\n"
     "Runs the scenario in FILE: the workload for `duration` with every read\n"
     "verified, a final flush, then a sweep that reads every written block once.\n"
@@ -34,6 +36,8 @@ static const char usage_run[] =
     "\n"
     "  --out DIR   run directory (default runs/<YYYYmmdd-HHMMSS>-<name>/)\n"
     "  --quiet     no progress lines on stderr\n"
+    "  --keep-lab  a lab the scenario brings up ([scenario] lab) stays up after the run;\n"
+    "              `faultline lab down KIND` removes it\n"
     "\n"
     "Exit status: 0 pass, 1 fail, 2 could not run.\n";
 
@@ -81,6 +85,8 @@ static int verb_run(int argc, char **argv)
             o.out = argv[i] + 6;
         } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
             o.quiet = 1;
+        } else if (strcmp(argv[i], "--keep-lab") == 0) {
+            o.keep_lab = 1;
         } else if (argv[i][0] == '-') {
             return bad_usage("unknown option ", argv[i], usage_run);
         } else if (!o.scenario) {
@@ -148,6 +154,8 @@ int main(int argc, char **argv)
         }
         return verb_verify(argc, argv);
     }
+    if (strcmp(verb, "lab") == 0)
+        return cmd_lab(argc, argv);
     if (strcmp(verb, "check") == 0) {
         if (wants_help(argc, argv)) {
             fputs(usage_check, stdout);

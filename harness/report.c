@@ -235,6 +235,29 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     }
     json_obj_end(&j);
 
+    json_key(&j, "doubtful_writes");
+    json_u64(&j, r->doubtful_writes);
+    json_key(&j, "path_events");
+    json_arr_begin(&j);
+    for (size_t i = 0; r->events && i < r->events->n; i++) {
+        const struct event *e = &r->events->list[i];
+        if (!e->portal[0])
+            continue;
+        json_obj_begin(&j);
+        json_key(&j, "t");
+        json_num(&j, (double)e->t_ns / 1e9, 6);
+        json_key(&j, "event");
+        json_str(&j, e->event);
+        json_key(&j, "worker");
+        json_u64(&j, e->worker);
+        json_key(&j, "portal");
+        json_str(&j, e->portal);
+        json_key(&j, "detail");
+        json_str(&j, e->detail);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+
     json_key(&j, "crc32c");
     json_str(&j, r->crc_impl);
     json_obj_end(&j);
@@ -303,6 +326,22 @@ static int write_text(const struct report *r, char *err, size_t errlen)
     fprintf(f, "  state map  %.2f bytes per block at rest, %zu pending at most\n",
             r->meta->nblocks ? (double)r->map_bytes_at_rest / (double)r->meta->nblocks : 0.0,
             r->pending_peak);
+    if (r->doubtful_writes)
+        fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "
+                   "path: either generation allowed until rewritten\n",
+                r->doubtful_writes);
+    size_t npath = 0;
+    for (size_t i = 0; r->events && i < r->events->n; i++)
+        npath += r->events->list[i].portal[0] != 0;
+    if (npath) {
+        fprintf(f, "\n  path events:\n");
+        for (size_t i = 0; i < r->events->n; i++) {
+            const struct event *e = &r->events->list[i];
+            if (e->portal[0])
+                fprintf(f, "    %8.3f s  w%u  %-15s %s  %s\n", (double)e->t_ns / 1e9, e->worker,
+                        e->event, e->portal, e->detail);
+        }
+    }
     fprintf(f, "\n  reads by class:");
     for (int c = 0; c < CLS_COUNT; c++)
         fprintf(f, " %s %" PRIu64 "%s", class_name((enum fl_class)c), r->findings->counts[c],
@@ -343,7 +382,7 @@ static int write_events(const struct report *r, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/events.jsonl", r->dir);
-    FILE *f = fopen(path, strcmp(r->mode, "run") == 0 ? "w" : "a");
+    FILE *f = fopen(path, "a"); /* after the events of the run itself */
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;

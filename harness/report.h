@@ -17,6 +17,7 @@
 #include "../checks/findings.h"
 #include "../workloads/backend.h"
 #include "../workloads/journal.h"
+#include "events.h"
 #include "scenario.h"
 
 struct report {
@@ -37,6 +38,8 @@ struct report {
     size_t map_bytes_at_rest, map_bytes_peak;
     size_t pending_peak;
     uint64_t journal_stalls, checkpoints;
+    uint64_t doubtful_writes;     /* reissued writes: either generation allowed */
+    const struct event_log *events; /* path and lab events, may be NULL */
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
 };

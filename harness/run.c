@@ -19,6 +19,8 @@
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "crew.h"
+#include "events.h"
+#include "lab.h"
 #include "report.h"
 #include "scenario.h"
 #include "units.h"
@@ -142,9 +144,10 @@ static struct report crew_report(const char *mode, const char *dir, const struct
 }
 
 /* Writes the reports, prints the summary, releases the crew; the exit status. */
-static int finish(struct report *rep, struct crew *crew)
+static int finish(struct report *rep, struct crew *crew, struct event_log *events)
 {
     char err[FL_ERRLEN];
+    rep->events = events;
     int code = report_exit_code(rep);
     if (report_write(rep, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
@@ -182,30 +185,74 @@ int cmd_run(const struct run_opts *o)
     struct run_meta base = {.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
                             .block_size = sc.workload.block_size, .target_id = 1};
     snprintf(base.name, sizeof base.name, "%s", sc.name);
+    uint64_t t0 = mono_ns(); /* every time in the run counts from here */
+    struct event_log events;
+    if (events_open(&events, dir, 1, t0, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    install_signals();
+
+    /* The embedded lab, if the scenario asks for it. */
+    struct lab lab;
+    bool lab_created = false, have_lab = false;
+    if (sc.lab_choice == 1) {
+        struct lab_opts lo = {.size = sc.lab_size, .write_cache = sc.lab_write_cache};
+        if (!o->quiet)
+            fprintf(stderr, "faultline: bringing up the iscsi lab\n");
+        if (lab_up("iscsi", &lo, &lab, &lab_created, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab up iscsi: %s\n", err);
+            events_close(&events);
+            return 2;
+        }
+        have_lab = true;
+        snprintf(base.lab_prefix, sizeof base.lab_prefix, "%s", lab.prefix);
+        char detail[3 * FL_URL_MAX];
+        snprintf(detail, sizeof detail, "%s lab %s (prefix %s), portals %s and %s",
+                 lab_created ? "brought up" : "found up", lab.kind, lab.prefix, lab.portals[0],
+                 lab.portals[1]);
+        events_emit(&events, 0, "lab-up", NULL, detail);
+        if (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0)
+            scenario_use_portals(&sc, lab.portals, lab.nportals);
+    }
+
     struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                        .quiet = o->quiet};
+                        .events = &events, .quiet = o->quiet, .t0 = t0};
+    int code;
     if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
-        return 2;
+        code = 2;
+    } else {
+        if (!o->quiet)
+            fprintf(stderr, "faultline: %s on %s, %u worker%s, for %.1f s; run directory %s\n",
+                    sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s",
+                    (double)sc.duration_ns / 1e9, dir);
+        crew_run(&crew);
+        struct run_meta meta = crew.w[0].meta;
+        meta.nblocks = meta.total_blocks;
+        struct report rep = crew_report("run", dir, &sc, &meta, &crew);
+        rep.io = &crew.io;
+        rep.sweep = crew.error ? NULL : &crew.sweep;
+        rep.interrupted = crew.interrupted;
+        rep.journal_stalls = crew.journal_stalls;
+        rep.checkpoints = crew.checkpoints;
+        rep.doubtful_writes = crew.doubtful_writes;
+        code = finish(&rep, &crew, &events);
     }
-    if (!o->quiet)
-        fprintf(stderr, "faultline: %s on %s, %u worker%s, for %.1f s; run directory %s\n",
-                sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s",
-                (double)sc.duration_ns / 1e9, dir);
-    install_signals();
-    crew.t0 = mono_ns();
-    crew_run(&crew);
-
-    struct run_meta meta = crew.w[0].meta;
-    meta.nblocks = meta.total_blocks;
-    struct report rep = crew_report("run", dir, &sc, &meta, &crew);
-    rep.io = &crew.io;
-    rep.sweep = crew.error ? NULL : &crew.sweep;
-    rep.interrupted = crew.interrupted;
-    rep.journal_stalls = crew.journal_stalls;
-    rep.checkpoints = crew.checkpoints;
-    return finish(&rep, &crew);
+    if (have_lab && lab_created && !o->keep_lab) {
+        if (lab_down("iscsi", lab.prefix, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab down iscsi: %s (run `faultline lab down iscsi`)\n",
+                    err);
+            if (code == 0)
+                code = 2;
+        }
+    } else if (have_lab && !o->quiet) {
+        fprintf(stderr, "faultline: the iscsi lab (prefix %s) stays up; `faultline lab down "
+                        "iscsi` removes it\n", lab.prefix);
+    }
+    events_close(&events);
+    return code;
 }
 
 int cmd_verify(const char *dir, bool quiet)
@@ -222,9 +269,33 @@ int cmd_verify(const char *dir, bool quiet)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
+    if (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0 &&
+        sc.lab_choice == 1) {
+        /* The run went to the lab's LUN: it must still be there. */
+        struct run_meta m;
+        char w0[PATH_MAX + 32];
+        snprintf(w0, sizeof w0, "%s/worker-0", dir);
+        struct lab lab;
+        if (state_read_meta(w0, &m, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: %s\n", err);
+            return 2;
+        }
+        if (lab_load("iscsi", m.lab_prefix, &lab, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: the run used the embedded iscsi lab (prefix %s): %s; "
+                            "its LUN went with it\n", m.lab_prefix, err);
+            return 2;
+        }
+        scenario_use_portals(&sc, lab.portals, lab.nportals);
+    }
+    struct event_log events;
+    if (events_open(&events, dir, 0, mono_ns(), err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
     struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                        .quiet = quiet};
+                        .events = &events, .quiet = quiet};
     if (crew_prepare_verify(&crew, &sc, dir, err, sizeof err) != 0) {
+        events_close(&events);
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
         return 2;
@@ -240,13 +311,16 @@ int cmd_verify(const char *dir, bool quiet)
         snprintf(sc.name, sizeof sc.name, "%s", meta.name); /* the copy is named scenario.scn */
     meta.nblocks = meta.total_blocks;
     crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
+    events.t0 = crew.t0;
     crew_verify(&crew);
     struct report rep = crew_report("verify", dir, &sc, &meta, &crew);
     rep.io = &crew.sweep;
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
-    return finish(&rep, &crew);
+    int code = finish(&rep, &crew, &events);
+    events_close(&events);
+    return code;
 }
 
 int cmd_check(const char *file)

@@ -16,6 +16,7 @@ struct run_opts {
     const char *scenario;
     const char *out; /* NULL: runs/<time>-<name> */
     bool quiet;      /* no progress lines */
+    bool keep_lab;   /* a lab this run brings up stays up afterwards */
 };
 
 int cmd_run(const struct run_opts *o);

@@ -42,6 +42,9 @@ static const struct key keys[] = {
      "times the state map, the larger)"},
     {"scenario", "findings_limit", K_COUNT, "10000", NULL, F(findings_limit), 1, 0,
      "findings listed in detail (counts always cover all)"},
+    {"scenario", "lab", K_CHOICE, "none", "none|iscsi", F(lab_choice), 0, 0,
+     "bring up this embedded lab for the run (and take it down after, unless --keep-lab); an "
+     "iscsi target without portals then means the lab LUN through both controllers"},
 
     {"target", "kind", K_STRING, NULL, NULL, F(target.kind), 0, 0,
      "file or blockdev (required)"},
@@ -52,6 +55,25 @@ static const struct key keys[] = {
      "existing file)"},
     {"target", "sync", K_BOOL, "no", NULL, F(target.sync), 0, 0,
      "open with O_DSYNC: every write is durable when it completes"},
+    {"target", "portals", K_STRING, NULL, NULL, F(portals_text), 0, 0,
+     "iscsi: paths to one LUN, comma-separated iscsi://HOST[:PORT]/IQN/LUN; the first that "
+     "logs in carries I/O, the next takes over when it fails"},
+    {"target", "fua", K_BOOL, "no", NULL, F(target.iscsi.fua), 0, 0,
+     "iscsi: every write with FUA, durable when it completes"},
+    {"target", "command_timeout", K_DURATION, "5s", NULL, F(command_timeout_ns), 1000000000ull,
+     3600000000000ull, "iscsi: a command unanswered this long fails its path (whole seconds)"},
+    {"target", "tcp_user_timeout", K_DURATION, "5s", NULL, F(tcp_user_timeout_ns), 100000000ull,
+     3600000000000ull, "iscsi: data unacknowledged this long breaks the connection"},
+    {"target", "nop_interval", K_DURATION, "1s", NULL, F(nop_interval_ns), 100000000ull,
+     3600000000000ull, "iscsi: a NOP-Out on every path this often"},
+    {"target", "nop_missed", K_COUNT, "3", NULL, F(nop_missed), 1, 1000,
+     "iscsi: NOP-Outs without answer before the path counts as dead"},
+    {"target", "io_timeout", K_DURATION, "30s", NULL, F(io_timeout_ns), 1000000000ull, 0,
+     "iscsi: an I/O that finds no healthy path this long fails"},
+    {"target", "login_timeout", K_DURATION, "10s", NULL, F(login_timeout_ns), 1000000000ull, 0,
+     "iscsi: connecting and logging in on a path"},
+    {"target", "retry_interval", K_DURATION, "1s", NULL, F(retry_interval_ns), 100000000ull, 0,
+     "iscsi: a dead path is tried again this often"},
 
     {"workload", "block", K_SIZE, "4KiB", NULL, F(block), FL_BLOCK_MIN, FL_BLOCK_MAX,
      "block size, 512 B to 1 MiB in steps of 512 B"},
@@ -71,12 +93,19 @@ static const struct key keys[] = {
      "one thread per I/O in flight with pread/pwrite (auto: io_uring with O_DIRECT, sync "
      "for buffered files, where the kernel would hand io_uring's work to helper threads)"},
     {"workload", "workers", K_COUNT, NULL, NULL, F(workers), 1, 256,
-     "io_uring threads sharing `depth`, each owning every workers-th block (default 1)"},
+     "io_uring (or iscsi) threads sharing `depth`, each owning every workers-th block "
+     "(default 1)"},
+
+    {"lab", "write_cache", K_BOOL, "off", NULL, F(lab_write_cache), 0, 0,
+     "the lab LUN acknowledges writes from its cache (on) or only once they are on disk "
+     "(off)"},
+    {"lab", "size", K_SIZE, "256MiB", NULL, F(lab_size), 1u << 20, 0,
+     "size of the lab LUN (a sparse file shared by both controllers)"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"scenario", "target", "workload"};
+static const char *const sections[] = {"scenario", "target", "workload", "lab"};
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
 static size_t edit_distance(const char *a, const char *b)
@@ -201,6 +230,14 @@ static int set_value(struct scenario *sc, const struct key *k, const char *value
     return -1;
 }
 
+void scenario_use_portals(struct scenario *sc, char urls[][FL_URL_MAX], unsigned n)
+{
+    struct iscsi_cfg *c = &sc->target.iscsi;
+    c->nportals = 0;
+    for (unsigned i = 0; i < n && i < FL_MAX_PORTALS; i++)
+        snprintf(c->portals[c->nportals++], FL_URL_MAX, "%s", urls[i]);
+}
+
 static int set_defaults(struct scenario *sc, char *err, size_t n)
 {
     for (size_t i = 0; i < NKEYS; i++) {
@@ -244,6 +281,36 @@ static int line_of(const struct ini *ini, const char *section, const char *key)
     return 1;
 }
 
+/* "iscsi://a/iqn/1, iscsi://b/iqn/1" -> target.iscsi.portals[] */
+static int split_portals(struct scenario *sc, const struct ini *ini, char *err, size_t n)
+{
+    struct iscsi_cfg *c = &sc->target.iscsi;
+    c->nportals = 0;
+    const char *p = sc->portals_text;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        size_t len = strcspn(p, ", ");
+        if (!len)
+            break;
+        if (c->nportals == FL_MAX_PORTALS) {
+            snprintf(err, n, "%s:%d: portals: at most %d", ini->file,
+                     line_of(ini, "target", "portals"), FL_MAX_PORTALS);
+            return -1;
+        }
+        if (len >= FL_URL_MAX || strncmp(p, "iscsi://", 8) != 0) {
+            snprintf(err, n, "%s:%d: portals: '%.*s' is not iscsi://HOST[:PORT]/IQN/LUN",
+                     ini->file, line_of(ini, "target", "portals"), (int)(len < 200 ? len : 200),
+                     p);
+            return -1;
+        }
+        memcpy(c->portals[c->nportals], p, len);
+        c->portals[c->nportals++][len] = '\0';
+        p += len;
+    }
+    return 0;
+}
+
 /* Checks that only make sense with the whole scenario in view. */
 static int check_whole(struct scenario *sc, const struct ini *ini, char *err, size_t n)
 {
@@ -260,17 +327,35 @@ static int check_whole(struct scenario *sc, const struct ini *ini, char *err, si
                  backend_kinds());
         return -1;
     }
-    if (!sc->target.path[0]) {
+    bool iscsi = strcmp(sc->target.kind, "iscsi") == 0;
+    if (!iscsi && !sc->target.path[0]) {
         snprintf(err, n, "%s:%d: [target] needs 'path'", ini->file, target_line);
         return -1;
     }
+    if (iscsi && sc->target.path[0]) {
+        snprintf(err, n, "%s:%d: path: kind = iscsi takes portals, not a path", ini->file,
+                 line_of(ini, "target", "path"));
+        return -1;
+    }
+    if (iscsi && !sc->portals_text[0] && sc->lab_choice != 1) {
+        snprintf(err, n, "%s:%d: [target] kind = iscsi needs portals (or [scenario] lab = iscsi "
+                 "for the embedded lab)", ini->file, target_line);
+        return -1;
+    }
+    if (!iscsi && sc->portals_text[0]) {
+        snprintf(err, n, "%s:%d: portals: only for kind = iscsi", ini->file,
+                 line_of(ini, "target", "portals"));
+        return -1;
+    }
+    if (sc->portals_text[0] && split_portals(sc, ini, err, n) != 0)
+        return -1;
     if (sc->block % FL_SECTOR != 0) {
         snprintf(err, n, "%s:%d: block: %llu is not a multiple of 512", ini->file,
                  line_of(ini, "workload", "block"), (unsigned long long)sc->block);
         return -1;
     }
     bool direct = sc->direct || strcmp(sc->target.kind, "blockdev") == 0;
-    bool sync = sc->engine_choice == 2 || (sc->engine_choice == 0 && !direct);
+    bool sync = !iscsi && (sc->engine_choice == 2 || (sc->engine_choice == 0 && !direct));
     if (sync && sc->workers) {
         snprintf(err, n, "%s:%d: workers: the sync engine runs one worker per I/O in flight "
                  "(depth); workers applies to engine = io_uring", ini->file,
@@ -306,11 +391,11 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
         while (t < NSECTIONS && strcmp(sections[t], s->type) != 0)
             t++;
         if (t == NSECTIONS) {
-            snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload)",
+            snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, lab)",
                      ini->file, s->line, s->type);
             return -1;
         }
-        if (s->name && strcmp(s->type, "workload") != 0) {
+        if (s->name && strcmp(s->type, "workload") != 0 && strcmp(s->type, "lab") != 0) {
             snprintf(err, n, "%s:%d: [%s] takes no name", ini->file, s->line, s->type);
             return -1;
         }
@@ -369,6 +454,18 @@ static void derive(struct scenario *sc)
                         : sc->engine_choice == 2 ? ENGINE_SYNC
                         : sc->target.direct      ? ENGINE_URING
                                                  : ENGINE_SYNC;
+    struct iscsi_cfg *c = &sc->target.iscsi;
+    if (strcmp(sc->target.kind, "iscsi") == 0) {
+        sc->target.engine = ENGINE_URING; /* libiscsi is asynchronous: one thread, depth commands */
+        sc->target.direct = true;
+    }
+    c->command_timeout_s = (unsigned)((sc->command_timeout_ns + 999999999ull) / 1000000000ull);
+    c->tcp_user_timeout_ms = (unsigned)(sc->tcp_user_timeout_ns / 1000000ull);
+    c->nop_interval_ms = (unsigned)(sc->nop_interval_ns / 1000000ull);
+    c->nop_missed = (unsigned)sc->nop_missed;
+    c->io_timeout_ns = sc->io_timeout_ns;
+    c->login_timeout_ns = sc->login_timeout_ns;
+    c->retry_interval_ns = sc->retry_interval_ns;
 }
 
 int scenario_parse(const char *text, const char *file, struct scenario *sc, char *err,

@@ -7,9 +7,10 @@
  * code.  Unknown sections and keys are errors, reported as file:line with
  * the closest known key.
  *
- *   [scenario]  name, duration, seed, journal, ...
- *   [target]    kind, path, size, sync
+ *   [scenario]  name, duration, seed, journal, lab, ...
+ *   [target]    kind, path, size, sync; for iscsi: portals, fua, timeouts
  *   [workload]  block, pattern, read, depth, flush, direct, engine, workers
+ *   [lab]       write_cache, size (the embedded lab a scenario brings up)
  */
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H
@@ -26,6 +27,9 @@ struct scenario {
     char file[PATH_MAX];
     char name[128];
     char description[256];
+    int lab_choice;           /* index into "none|iscsi" */
+    bool lab_write_cache;     /* [lab] write_cache */
+    uint64_t lab_size;        /* [lab] size of the shared LUN */
     uint64_t duration_ns;
     uint64_t seed;
     bool seed_given;
@@ -37,6 +41,9 @@ struct scenario {
     struct workload_cfg workload;
     int pattern_choice; /* index into "random|sequential" */
     int engine_choice;  /* index into "auto|io_uring|sync" */
+    char portals_text[FL_MAX_PORTALS * FL_URL_MAX]; /* [target] portals, as written */
+    uint64_t command_timeout_ns, tcp_user_timeout_ns, nop_interval_ns, nop_missed;
+    uint64_t io_timeout_ns, login_timeout_ns, retry_interval_ns;
     uint64_t block, depth, flush, workers;
     bool direct;
 };
@@ -47,6 +54,10 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 /* The same from text; `file` is the name used in messages. */
 int scenario_parse(const char *text, const char *file, struct scenario *sc, char *err,
                    size_t errlen);
+
+/* Fills [target] portals of an iscsi target from a lab's portal URLs
+ * (scenario with lab = iscsi and no portals of its own). */
+void scenario_use_portals(struct scenario *sc, char urls[][FL_URL_MAX], unsigned n);
 
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);

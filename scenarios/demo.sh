@@ -1,34 +1,36 @@
 #!/bin/sh
-# make demo: run the shipped demo scenario on a local file, then show that
-# damage to that file is found by `faultline verify`.
+# make demo: the embedded iSCSI lab, a controller killed in the middle of a
+# verified workload, failover, and the report.
 set -eu
 cd "$(dirname "$0")/.."
+# A prefix of its own: never touches a lab someone else brought up.
+FAULTLINE_LAB_PREFIX=fldemo
+export FAULTLINE_LAB_PREFIX
+down() { ./faultline lab down iscsi > /dev/null 2>&1 || true; }
+trap down EXIT
+trap 'exit 130' INT TERM
 
-echo "== faultline run scenarios/demo.scn"
-./faultline run scenarios/demo.scn | tee /tmp/faultline-demo.out
-DIR=$(sed -n 's|^report: \(.*\)/report.txt$|\1|p' /tmp/faultline-demo.out)
-rm -f /tmp/faultline-demo.out
-[ -d "$DIR" ] || { echo "demo: no run directory found" >&2; exit 1; }
-cp "$DIR/report.txt" "$DIR/report-run.txt"
-cp "$DIR/report.json" "$DIR/report-run.json"
-
+echo "== faultline run scenarios/iscsi-lab.scn (lab up, 15 s of verified I/O)"
+./faultline run scenarios/iscsi-lab.scn --keep-lab > /tmp/faultline-demo.out 2>&1 &
+run=$!
+i=0
+until ./faultline lab status iscsi > /dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+./faultline lab status iscsi
+sleep 5
+PID=$(./faultline lab status iscsi --json | sed -n '/"ctrl-a"/,/"pid"/s/.*"pid": \([0-9]*\).*/\1/p')
 echo
-echo "== damaging three blocks of /tmp/faultline-demo.img, as a failing disk would:"
-echo "   one flipped byte in block 100, block 200 zeroed, block 400 copied over block 300"
-IMG=/tmp/faultline-demo.img
-printf '\125' | dd of="$IMG" bs=1 seek=$((100 * 4096 + 1234)) conv=notrunc status=none
-dd if=/dev/zero of="$IMG" bs=4096 seek=200 count=1 conv=notrunc status=none
-dd if="$IMG" of="$IMG" bs=4096 skip=400 seek=300 count=1 conv=notrunc status=none
-
-echo
-echo "== faultline verify $DIR"
+echo "== 5 s in: killing controller A (tgtd pid $PID) with SIGKILL"
+kill -9 "$PID"
 set +e
-./faultline verify "$DIR" --quiet
+wait $run
 code=$?
 set -e
-[ $code = 1 ] || { echo "demo: verify should have failed (exit 1), got $code" >&2; exit 1; }
+grep -v '^\[' /tmp/faultline-demo.out
+rm -f /tmp/faultline-demo.out
+DIR=$(ls -dt runs/*-iscsi-lab | head -1)
 echo
-sed -n '/^Findings by class/,$p' "$DIR/report.txt"
-echo
-echo "The clean run's report: $DIR/report-run.txt (and report-run.json)"
-echo "The verify report:      $DIR/report.txt (and report.json)"
+sed -n '/path events/,/^$/p' "$DIR/report.txt"
+echo "== taking the lab down"
+down
+echo "verdict exit status $code; the report: $DIR/report.txt (also report.json, events.jsonl)"
+exit $code

@@ -5,10 +5,12 @@
 
 extern const struct backend_ops backend_file_ops;
 extern const struct backend_ops backend_blockdev_ops;
+extern const struct backend_ops backend_iscsi_ops;
 
 static const struct backend_ops *const all[] = {
     &backend_file_ops,
     &backend_blockdev_ops,
+    &backend_iscsi_ops,
 };
 
 const struct backend_ops *backend_find(const char *kind)
@@ -21,7 +23,7 @@ const struct backend_ops *backend_find(const char *kind)
 
 const char *backend_kinds(void)
 {
-    return "file, blockdev";
+    return "file, blockdev, iscsi";
 }
 
 void io_stats_add(struct io_stats *s, const struct io *io)

@@ -7,9 +7,11 @@
  * (waiting at most wait_ms for the first).  A backend may batch submissions
  * until the next reap().
  *
- *   kind       file                 regular file, io_uring, optional O_DIRECT
- *   kind       blockdev             block device, io_uring, always O_DIRECT,
- *                                   refuses a device that is mounted or held
+ *   kind       file                 regular file: io_uring or sync, optional O_DIRECT
+ *   kind       blockdev             block device, always O_DIRECT, refuses a
+ *                                   device that is mounted or held
+ *   kind       iscsi                a LUN through libiscsi, several portals
+ *                                   with failover (backend_iscsi.c)
  *
  * Flush means "make every write that completed before this flush was
  * submitted durable": fdatasync for files and devices.
@@ -40,6 +42,10 @@ struct io {
     uint64_t t_submit; /* ns since run start */
     uint64_t t_done;
     uint64_t cover;    /* FLUSH: write completions it makes durable */
+    bool doubtful;     /* WRITE: it completed, but only after being reissued on another
+                          path (or its first attempt timed out): the media may hold
+                          either generation until a read shows which */
+    void *backend;     /* the backend's own bookkeeping for this I/O */
     char err[128];     /* backend's words for a failure, "" if none */
 };
 
@@ -60,9 +66,27 @@ enum io_engine {
     ENGINE_SYNC,  /* pread/pwrite in submit(): one I/O per worker thread */
 };
 
+#define FL_MAX_PORTALS 8
+#define FL_URL_MAX 512
+
+/* [target] keys of kind = iscsi. */
+struct iscsi_cfg {
+    char portals[FL_MAX_PORTALS][FL_URL_MAX]; /* iscsi://HOST[:PORT]/IQN/LUN */
+    unsigned nportals;
+    bool fua;                     /* every write with FUA: durable at completion */
+    unsigned command_timeout_s;   /* a command unanswered this long: the path is dead */
+    unsigned tcp_user_timeout_ms; /* unacknowledged data this long: the connection is dead */
+    unsigned nop_interval_ms;     /* NOP-Out on every path this often */
+    unsigned nop_missed;          /* NOPs unanswered before the path is dead */
+    uint64_t io_timeout_ns;       /* an I/O finds no path for this long: it fails */
+    uint64_t login_timeout_ns;    /* connecting and logging in at the start */
+    uint64_t retry_interval_ns;   /* a dead path is tried again this often */
+};
+
 /* What [target] says. */
 struct target_cfg {
     enum io_engine engine;
+    struct iscsi_cfg iscsi;
     char kind[16];
     char path[PATH_MAX];
     uint64_t size; /* bytes to test; 0 = the whole device or existing file */
@@ -87,8 +111,16 @@ struct backend_ops {
     void (*close)(struct backend *be);
 };
 
+/* A path event (connect, login, loss, switch, unit-attention...) as it
+ * happens: portal is the iscsi:// URL, detail one line for people. */
+typedef void (*backend_event_fn)(void *ctx, const char *event, const char *portal,
+                                 const char *detail);
+
 struct backend {
     const struct backend_ops *ops;
+    backend_event_fn on_event; /* set before open(); may be NULL */
+    void *event_ctx;
+    unsigned worker;           /* set before open(): which worker (initiator names) */
     bool again;          /* set before open(): another worker of this run has the
                             target open already (no exclusive claim, no creation) */
     uint64_t capacity;   /* bytes that may be tested */

@@ -233,17 +233,23 @@ static int complete(struct run *r, struct io *io)
         return 0;
     case IO_WRITE: {
         bool ok = io->result >= 0;
+        /* A write that had to be reissued completed, but an earlier attempt
+         * may land or not: both generations stay allowed, as after a
+         * failure, yet it is no error. */
+        bool certain = ok && !io->doubtful;
         uint64_t local = io->block / e->workers;
-        if (statemap_write_done(e->map, local, io->gen, ok, e->be->durable_writes) != 0) {
+        if (statemap_write_done(e->map, local, io->gen, certain, e->be->durable_writes) != 0) {
             snprintf(e->err, sizeof e->err, "out of memory for the state map");
             return -1;
         }
         if (e->journal) {
-            if (ok)
+            if (certain)
                 journal_done(e->journal, local, io->gen, e->be->durable_writes, io->t_done);
             else
                 journal_fail(e->journal, local, io->gen, io->t_done);
         }
+        if (ok && io->doubtful)
+            e->doubtful_writes++;
         if (!ok)
             verify_failed_io(e->ver, io, "workload");
         r->data_inflight--;

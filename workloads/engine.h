@@ -75,6 +75,7 @@ struct engine {
     uint64_t journal_stalls; /* times the workload waited for a journal commit */
     uint64_t batch_max;      /* largest planned batch */
     uint64_t checkpoints;
+    uint64_t doubtful_writes; /* completed only after a reissue: either generation allowed */
     bool interrupted;        /* ended early by *stop */
     char err[512];
 };

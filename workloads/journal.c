@@ -782,6 +782,26 @@ fail:
 }
 
 /* The wanted (block, gen) pairs, sorted by block for binary search. */
+int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 16];
+    path_in(path, sizeof path, dir, "state.bin");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct shead h;
+    ssize_t n = read(fd, &h, sizeof h);
+    close(fd);
+    if (n != (ssize_t)sizeof h || memcmp(h.magic, STATE_MAGIC, sizeof h.magic) != 0) {
+        snprintf(err, errlen, "%s is not a faultline state file", path);
+        return -1;
+    }
+    *meta = h.meta;
+    return 0;
+}
+
 struct lookup {
     size_t n;
     size_t *order; /* indices sorted by block */

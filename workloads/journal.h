@@ -50,6 +50,7 @@ struct run_meta {
     uint32_t worker;        /* also the writer id in every stamp it writes */
     uint32_t workers;
     char name[128];         /* scenario name, for reports of a later verify */
+    char lab_prefix[16];    /* the embedded lab the run used ("" for none) */
 };
 
 struct journal;
@@ -107,6 +108,9 @@ struct load_info {
  * Initialises m.  0, or -1 with err filled. */
 int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
                char *err, size_t errlen);
+
+/* Reads only the run identity from dir/state.bin.  0, or -1 with err filled. */
+int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t errlen);
 
 /* For each (block[i], gen[i]) finds when that write completed, in ns since
  * run start, from journal.old and journal.bin; UINT64_MAX where the journal

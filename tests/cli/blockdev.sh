@@ -1,6 +1,6 @@
 # The blockdev backend on a loop device: a run and a verify pass, damage
 # through the device is found, and a mounted device is refused.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP $TEST: loop devices need root" >&2

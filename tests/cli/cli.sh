@@ -1,5 +1,5 @@
 # The command line: help for every verb, lint with file:line, exit statuses.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 expect_code 0 "$FAULTLINE" --help
 contains "$WORK/out" "run FILE"

@@ -2,7 +2,7 @@
 # the state from checkpoint and journal and finds nothing wrong (no false
 # positives), and still finds real damage done afterwards.  Small journal
 # segments make the run checkpoint and rotate many times before the kill.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SCN=$(DURATION=60s SIZE=8MiB SCENARIO_KEYS="journal_segment = 256KiB" scenario crash "read = 40%")
 "$FAULTLINE" run "$SCN" --out "$WORK/run" --quiet > "$WORK/run.log" 2>&1 &

@@ -1,7 +1,7 @@
 # Every I/O engine and pattern verifies the same way: sync (buffered),
 # io_uring with O_DIRECT and several workers, O_DSYNC, sequential, no flush
 # until the end, no journal.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 check_run() { # name, extra workload lines...
     name=$1

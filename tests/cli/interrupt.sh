@@ -1,6 +1,6 @@
 # SIGINT ends the workload early; the run still flushes, sweeps, reports and
 # exits with its verdict.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SCN=$(DURATION=60s scenario interrupt)
 start=$(date +%s)

@@ -2,7 +2,7 @@
 # in one block, zero another, copy one block over a third.  `faultline
 # verify` must report exactly those three blocks with the right classes and
 # nothing else.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SCN=$(scenario tamper "pattern = sequential" "read = 25%")
 expect_code 0 "$FAULTLINE" run "$SCN" --out "$WORK/run" --quiet

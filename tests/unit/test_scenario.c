@@ -112,6 +112,41 @@ static void mistakes_are_named_by_file_and_line(void **state)
     expect_error("[scenario]\nfoo = 1\n", "t.scn:2:", "unknown key 'foo' in [scenario]");
 }
 
+static void iscsi_targets_take_portals_or_the_lab(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[FL_ERRLEN];
+    const char *text = "[target]\nkind = iscsi\nportals = iscsi://198.18.1.11/iqn.x:lun/1,"
+                       "  iscsi://198.18.1.12:3261/iqn.x:lun/1\nfua = yes\n"
+                       "command_timeout = 2500ms\n";
+    if (scenario_parse(text, "i.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(sc.target.iscsi.nportals, 2);
+    assert_string_equal(sc.target.iscsi.portals[1], "iscsi://198.18.1.12:3261/iqn.x:lun/1");
+    assert_true(sc.target.iscsi.fua);
+    assert_int_equal(sc.target.iscsi.command_timeout_s, 3); /* whole seconds, rounded up */
+    assert_int_equal(sc.target.iscsi.nop_missed, 3);
+    assert_true(sc.target.iscsi.io_timeout_ns == 30000000000ull);
+    if (scenario_parse("[scenario]\nlab = iscsi\n[target]\nkind = iscsi\n[lab]\nsize = 64MiB\n",
+                       "l.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(sc.lab_choice, 1);
+    assert_true(sc.lab_size == 64ull << 20);
+    assert_int_equal(sc.target.iscsi.nportals, 0);
+
+    expect_error("[target]\nkind = iscsi\n", "t.scn:1:", "needs portals");
+    expect_error("[target]\nkind = iscsi\npath = /dev/sda\n", "t.scn:3:", "takes portals");
+    expect_error("[target]\nkind = iscsi\nportals = http://x/y/1\n", "t.scn:3:",
+                 "not iscsi://");
+    expect_error("[target]\nkind = file\npath = /x\nportals = iscsi://a/b/1\n", "t.scn:4:",
+                 "only for kind = iscsi");
+    expect_error("[target]\nkind = iscsi\nportals = iscsi://a/b/1\ncommand_timeout = 10ms\n",
+                 "t.scn:4:", "too short");
+    expect_error("[scenario]\nlab = gluster\n", "t.scn:2:", "none|iscsi");
+    expect_error("[lab]\nwrite_cache = sometimes\n", "t.scn:2:", "yes or no");
+}
+
 static void units_read_as_storage_people_write_them(void **state)
 {
     (void)state;
@@ -166,6 +201,7 @@ int main(void)
         cmocka_unit_test(the_minimum_scenario_works_exactly_as_written),
         cmocka_unit_test(defaults_fill_what_is_not_said),
         cmocka_unit_test(mistakes_are_named_by_file_and_line),
+        cmocka_unit_test(iscsi_targets_take_portals_or_the_lab),
         cmocka_unit_test(units_read_as_storage_people_write_them),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);

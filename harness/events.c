@@ -1,0 +1,100 @@
+/* events — see events.h. */
+#include "events.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../workloads/clock.h"
+#include "json.h"
+
+#define EVENTS_KEPT 2000
+
+int events_open(struct event_log *l, const char *dir, int truncate, uint64_t t0, char *err,
+                size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    /* Always appending (O_APPEND), so that the reports may add their lines
+     * through another handle without overwriting ours. */
+    if (truncate) {
+        FILE *t = fopen(path, "w");
+        if (t)
+            fclose(t);
+    }
+    l->f = fopen(path, "a");
+    if (!l->f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    pthread_mutex_init(&l->mu, NULL);
+    l->t0 = t0;
+    l->limit = EVENTS_KEPT;
+    return 0;
+}
+
+void events_emit(struct event_log *l, unsigned worker, const char *event, const char *portal,
+                 const char *detail)
+{
+    if (!l || !l->f)
+        return;
+    struct event e = {.t_ns = (int64_t)(mono_ns() - l->t0), .worker = worker};
+    snprintf(e.event, sizeof e.event, "%s", event);
+    snprintf(e.portal, sizeof e.portal, "%s", portal ? portal : "");
+    snprintf(e.detail, sizeof e.detail, "%s", detail ? detail : "");
+    pthread_mutex_lock(&l->mu);
+    struct json j;
+    json_init(&j, l->f, false);
+    json_obj_begin(&j);
+    json_key(&j, "t");
+    json_num(&j, (double)e.t_ns / 1e9, 6);
+    json_key(&j, "event");
+    json_str(&j, e.event);
+    json_key(&j, "worker");
+    json_u64(&j, e.worker);
+    if (e.portal[0]) {
+        json_key(&j, "portal");
+        json_str(&j, e.portal);
+    }
+    json_key(&j, "detail");
+    json_str(&j, e.detail);
+    json_obj_end(&j);
+    fputc('\n', l->f);
+    fflush(l->f);
+    if (l->n < l->limit) {
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? l->cap * 2 : 64;
+            struct event *nl = realloc(l->list, cap * sizeof *nl);
+            if (nl) {
+                l->list = nl;
+                l->cap = cap;
+            }
+        }
+        if (l->n < l->cap)
+            l->list[l->n++] = e;
+        else
+            l->unlisted++;
+    } else {
+        l->unlisted++;
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+void events_close(struct event_log *l)
+{
+    if (!l->f)
+        return;
+    fclose(l->f);
+    l->f = NULL;
+    pthread_mutex_destroy(&l->mu);
+    free(l->list);
+    l->list = NULL;
+    l->n = l->cap = 0;
+}
+
+void events_from_backend(void *ctx, const char *event, const char *portal, const char *detail)
+{
+    struct event_source *s = ctx;
+    events_emit(s->log, s->worker, event, portal, detail);
+}

@@ -1,0 +1,101 @@
+/*
+ * lab — the embedded lab: a storage cluster on one machine.
+ *
+ * iscsi: a dual-controller array.  A Linux bridge is the switch; the hosts
+ * ctrl-a and ctrl-b are network namespaces attached to it by veth pairs,
+ * whose bridge-side ends are the switch ports; the client is our own
+ * namespace, on the bridge through a veth pair too (so its cable can be
+ * pulled).  Each controller runs its own tgtd (own control port, portal on
+ * its own address), started with only the network namespace entered; both
+ * export the same backing file as LUN 1 with one serial number: shared
+ * storage behind two controllers.  Write cache off unless asked for.
+ *
+ * Names (prefix P, "fl" unless FAULTLINE_LAB_PREFIX or --prefix says
+ * otherwise; at most 8 characters, starting with "fl"):
+ *   switch      P-isw               switch ports  P-isw-c, P-isw-a, P-isw-b
+ *   client      P-icli              198.18.X.1/24, in our namespace
+ *   ctrl-a      namespace P-iscsi-ctrl-a, eth0 198.18.X.11/24, tgtd
+ *   ctrl-b      namespace P-iscsi-ctrl-b, eth0 198.18.X.12/24, tgtd
+ * X is picked per prefix so that labs of different prefixes never share a
+ * subnet.  Addresses come from 198.18.0.0/15 and never leave the machine.
+ *
+ * Everything the lab creates is written to its state file
+ * (/run/faultline/labs/P-iscsi.state) *before* it is created, so `lab down`
+ * removes all of it, also after a crash.  Up twice is harmless; down twice
+ * too.
+ */
+#ifndef FL_LAB_H
+#define FL_LAB_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../workloads/backend.h"
+
+#define LAB_STATE_DIR "/run/faultline/labs"
+#define LAB_DATA_DIR "/var/tmp/faultline-labs"
+#define LAB_MAX_HOSTS 4
+
+struct lab_host {
+    char name[16];  /* "client", "ctrl-a", ... (scenario host names) */
+    char netns[64]; /* "" for our own namespace */
+    char ifname[16];
+    char port[16]; /* its switch port (bridge side) */
+    char addr[24]; /* 198.18.X.N */
+    pid_t pid;     /* its service (tgtd), 0 for none */
+    uint64_t start;
+    unsigned ctlport;
+    char log[192];
+};
+
+struct lab {
+    char kind[16];
+    char prefix[9]; /* at most 8 characters, see lab_prefix() */
+    unsigned subnet; /* X of 198.18.X.0/24 */
+    char bridge[16];
+    struct lab_host hosts[LAB_MAX_HOSTS];
+    unsigned nhosts;
+    char dir[128]; /* backing file and logs: LAB_DATA_DIR/P-kind */
+    char lun[160];
+    uint64_t size;
+    bool write_cache;
+    char iqn[128];
+    char serial[32];
+    char portals[2][FL_URL_MAX];
+    unsigned nportals;
+};
+
+struct lab_opts {
+    char prefix[9]; /* "" = default */
+    uint64_t size;
+    bool write_cache;
+};
+
+/* The prefix to use: given, else $FAULTLINE_LAB_PREFIX, else "fl".
+ * 0, or -1 with err saying why it is not a valid prefix. */
+int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen);
+
+/* Brings lab `kind` up (or finds it up and healthy).  *created tells
+ * whether this call built it.  On failure whatever was built is removed.
+ * 0, or -1 with err filled. */
+int lab_up(const char *kind, const struct lab_opts *o, struct lab *lab, bool *created, char *err,
+           size_t errlen);
+
+/* Removes everything the lab's state file names.  0 also when it was not up. */
+int lab_down(const char *kind, const char *prefix, char *err, size_t errlen);
+
+/* Reads a lab's state.  0, or -1 when it is not up (err says so). */
+int lab_load(const char *kind, const char *prefix, struct lab *lab, char *err, size_t errlen);
+
+/* The host called `name` (client, ctrl-a, ...), or NULL. */
+const struct lab_host *lab_host(const struct lab *lab, const char *name);
+
+void lab_status(const struct lab *lab, bool json, FILE *out);
+
+/* `faultline lab up|down|status KIND [--prefix P] [--json]` */
+int cmd_lab(int argc, char **argv);
+
+#endif

@@ -1,0 +1,353 @@
+/* net — see net.h. */
+#include "net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/bridge.h>
+#include <netlink/route/link/veth.h>
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
+#endif
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+static void ns_path(const char *name, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s", NETNS_DIR, name);
+}
+
+bool netns_exists(const char *name)
+{
+    char path[256];
+    struct statfs fs;
+    ns_path(name, path, sizeof path);
+    return statfs(path, &fs) == 0 && (unsigned long)fs.f_type == NSFS_MAGIC;
+}
+
+/* /run/netns must be a shared mount point, as iproute2 makes it, so that a
+ * namespace mounted here shows in every mount namespace. */
+static int netns_dir_ready(char *err, size_t n)
+{
+    if (mkdir(NETNS_DIR, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, n, "cannot create %s: %s", NETNS_DIR, strerror(errno));
+        return -1;
+    }
+    if (mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == 0)
+        return 0;
+    if (errno != EINVAL || mount(NETNS_DIR, NETNS_DIR, "none", MS_BIND | MS_REC, NULL) != 0 ||
+        mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) != 0) {
+        snprintf(err, n, "cannot make %s a shared mount point: %s", NETNS_DIR, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int netns_create(const char *name, char *err, size_t errlen)
+{
+    if (netns_exists(name))
+        return 0;
+    if (netns_dir_ready(err, errlen) != 0)
+        return -1;
+    char path[256];
+    ns_path(name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    /* A child gets the new namespace and pins it with the bind mount; the
+     * namespace outlives the child. */
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int e = 0;
+        if (unshare(CLONE_NEWNET) != 0 || mount("/proc/self/ns/net", path, "none", MS_BIND,
+                                                NULL) != 0)
+            e = errno;
+        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
+            _exit(2);
+        _exit(e ? 1 : 0);
+    }
+    close(pipefd[1]);
+    int e = EIO;
+    if (read(pipefd[0], &e, sizeof e) != (ssize_t)sizeof e)
+        e = EIO;
+    close(pipefd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    if (e != 0) {
+        unlink(path);
+        snprintf(err, errlen, "cannot create network namespace %s: %s", name, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+int netns_delete(const char *name, char *err, size_t errlen)
+{
+    char path[256];
+    ns_path(name, path, sizeof path);
+    if (umount2(path, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
+        snprintf(err, errlen, "cannot unmount %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int netns_fd(const char *name, char *err, size_t errlen)
+{
+    char path[256];
+    ns_path(name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot open network namespace %s: %s", name, strerror(errno));
+    return fd;
+}
+
+struct nl_sock *net_open(const char *ns, char *err, size_t errlen)
+{
+    int home = -1, target = -1;
+    if (ns) {
+        home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+        target = netns_fd(ns, err, errlen);
+        if (home < 0 || target < 0) {
+            if (home < 0)
+                snprintf(err, errlen, "cannot open our own network namespace: %s",
+                         strerror(errno));
+            goto fail;
+        }
+        /* The socket belongs to the namespace it is created in. */
+        if (setns(target, CLONE_NEWNET) != 0) {
+            snprintf(err, errlen, "cannot enter network namespace %s: %s", ns, strerror(errno));
+            goto fail;
+        }
+    }
+    struct nl_sock *sk = nl_socket_alloc();
+    int rc = sk ? nl_connect(sk, NETLINK_ROUTE) : -NLE_NOMEM;
+    if (ns && setns(home, CLONE_NEWNET) != 0) {
+        /* Cannot happen short of a kernel bug; carrying on in the wrong
+         * namespace would be worse than stopping. */
+        snprintf(err, errlen, "cannot return from network namespace %s: %s", ns,
+                 strerror(errno));
+        if (sk)
+            nl_socket_free(sk);
+        goto fail;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "netlink socket%s%s: %s", ns ? " in " : "", ns ? ns : "",
+                 nl_geterror(rc));
+        if (sk)
+            nl_socket_free(sk);
+        goto fail;
+    }
+    if (home >= 0)
+        close(home);
+    if (target >= 0)
+        close(target);
+    return sk;
+fail:
+    if (home >= 0)
+        close(home);
+    if (target >= 0)
+        close(target);
+    return NULL;
+}
+
+void net_close(struct nl_sock *sk)
+{
+    if (sk)
+        nl_socket_free(sk);
+}
+
+static int nlfail(char *err, size_t n, int rc, const char *what, const char *name)
+{
+    snprintf(err, n, "%s %s: %s", what, name, nl_geterror(rc));
+    return -1;
+}
+
+int net_bridge_add(struct nl_sock *sk, const char *name, char *err, size_t errlen)
+{
+    struct rtnl_link *l = rtnl_link_bridge_alloc();
+    if (!l)
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot create bridge", name);
+    rtnl_link_set_name(l, name);
+    int rc = rtnl_link_add(sk, l, NLM_F_CREATE | NLM_F_EXCL);
+    rtnl_link_put(l);
+    if (rc < 0 && rc != -NLE_EXIST)
+        return nlfail(err, errlen, rc, "cannot create bridge", name);
+    return 0;
+}
+
+int net_veth_add(struct nl_sock *sk, const char *name, const char *peer, const char *peer_ns,
+                 char *err, size_t errlen)
+{
+    int nsfd = -1;
+    if (peer_ns && (nsfd = netns_fd(peer_ns, err, errlen)) < 0)
+        return -1;
+    struct rtnl_link *l = rtnl_link_veth_alloc();
+    if (!l) {
+        if (nsfd >= 0)
+            close(nsfd);
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot create veth", name);
+    }
+    rtnl_link_set_name(l, name);
+    struct rtnl_link *p = rtnl_link_veth_get_peer(l);
+    rtnl_link_set_name(p, peer);
+    if (nsfd >= 0)
+        rtnl_link_set_ns_fd(p, nsfd);
+    rtnl_link_put(p);
+    int rc = rtnl_link_add(sk, l, NLM_F_CREATE | NLM_F_EXCL);
+    rtnl_link_put(l);
+    if (nsfd >= 0)
+        close(nsfd);
+    if (rc < 0 && rc != -NLE_EXIST)
+        return nlfail(err, errlen, rc, "cannot create veth pair", name);
+    return 0;
+}
+
+static int get_link(struct nl_sock *sk, const char *name, struct rtnl_link **l, char *err,
+                    size_t errlen)
+{
+    int rc = rtnl_link_get_kernel(sk, 0, name, l);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "no link", name);
+    return 0;
+}
+
+int net_link_set_master(struct nl_sock *sk, const char *name, const char *master, char *err,
+                        size_t errlen)
+{
+    struct rtnl_link *l, *m;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    if (get_link(sk, master, &m, err, errlen) != 0) {
+        rtnl_link_put(l);
+        return -1;
+    }
+    int rc = rtnl_link_enslave_ifindex(sk, rtnl_link_get_ifindex(m), rtnl_link_get_ifindex(l));
+    rtnl_link_put(l);
+    rtnl_link_put(m);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot attach to the bridge:", name);
+    return 0;
+}
+
+int net_link_set_up(struct nl_sock *sk, const char *name, bool up, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    struct rtnl_link *change = rtnl_link_alloc();
+    if (!change) {
+        rtnl_link_put(l);
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot change link", name);
+    }
+    if (up)
+        rtnl_link_set_flags(change, IFF_UP);
+    else
+        rtnl_link_unset_flags(change, IFF_UP);
+    int rc = rtnl_link_change(sk, l, change, 0);
+    rtnl_link_put(change);
+    rtnl_link_put(l);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, up ? "cannot set up" : "cannot set down", name);
+    return 0;
+}
+
+int net_addr_add(struct nl_sock *sk, const char *name, const char *cidr, char *err,
+                 size_t errlen)
+{
+    struct rtnl_link *l;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    int ifindex = rtnl_link_get_ifindex(l);
+    rtnl_link_put(l);
+    struct nl_addr *local;
+    int rc = nl_addr_parse(cidr, AF_INET, &local);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "bad address", cidr);
+    struct rtnl_addr *a = rtnl_addr_alloc();
+    if (!a) {
+        nl_addr_put(local);
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot add address", cidr);
+    }
+    rtnl_addr_set_ifindex(a, ifindex);
+    rtnl_addr_set_local(a, local);
+    rc = rtnl_addr_add(sk, a, 0);
+    rtnl_addr_put(a);
+    nl_addr_put(local);
+    if (rc < 0 && rc != -NLE_EXIST)
+        return nlfail(err, errlen, rc, "cannot add address", cidr);
+    return 0;
+}
+
+int net_link_delete(struct nl_sock *sk, const char *name, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    int rc = rtnl_link_get_kernel(sk, 0, name, &l);
+    if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_NODEV)
+        return 0;
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot look up link", name);
+    rc = rtnl_link_delete(sk, l);
+    rtnl_link_put(l);
+    if (rc < 0 && rc != -NLE_OBJ_NOTFOUND && rc != -NLE_NODEV)
+        return nlfail(err, errlen, rc, "cannot delete link", name);
+    return 0;
+}
+
+int net_link_state(struct nl_sock *sk, const char *name, struct link_state *st, char *err,
+                   size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    struct rtnl_link *l;
+    int rc = rtnl_link_get_kernel(sk, 0, name, &l);
+    if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_NODEV)
+        return 0;
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot look up link", name);
+    unsigned flags = rtnl_link_get_flags(l);
+    st->exists = true;
+    st->admin_up = flags & IFF_UP;
+    st->carrier = flags & IFF_LOWER_UP;
+    int master = rtnl_link_get_master(l);
+    rtnl_link_put(l);
+    if (master > 0) {
+        struct rtnl_link *m;
+        if (rtnl_link_get_kernel(sk, master, NULL, &m) == 0) {
+            snprintf(st->master, sizeof st->master, "%s", rtnl_link_get_name(m));
+            rtnl_link_put(m);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,244 @@
+/* proc — see proc.h. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../workloads/clock.h"
+#include "net.h"
+
+const char *proc_state_name(enum proc_state s)
+{
+    static const char *const names[] = {"gone", "running", "stopped", "zombie"};
+    return names[s];
+}
+
+/* State letter and start time from /proc/PID/stat; 0 when it cannot be read. */
+static int read_stat(pid_t pid, char *state, uint64_t *start)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "pid (comm) S ...": comm may hold spaces and parentheses. */
+    char *p = strrchr(buf, ')');
+    if (!p || p[1] != ' ')
+        return 0;
+    *state = p[2];
+    p += 2;
+    /* field 3 is the state; the start time is field 22 */
+    for (int field = 3; field < 22 && p; field++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return 0;
+    *start = strtoull(p, NULL, 10);
+    return 1;
+}
+
+uint64_t proc_starttime(pid_t pid)
+{
+    char st;
+    uint64_t start;
+    return read_stat(pid, &st, &start) ? start : 0;
+}
+
+enum proc_state proc_state(pid_t pid, uint64_t start)
+{
+    char st;
+    uint64_t s;
+    if (pid <= 0 || !read_stat(pid, &st, &s) || s != start)
+        return PROC_GONE;
+    switch (st) {
+    case 'Z':
+    case 'X':
+        return PROC_ZOMBIE;
+    case 'T':
+    case 't':
+        return PROC_STOPPED;
+    default:
+        return PROC_RUNNING;
+    }
+}
+
+int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pid,
+               uint64_t *start, char *err, size_t errlen)
+{
+    int nsfd = -1;
+    if (netns && (nsfd = netns_fd(netns, err, errlen)) < 0)
+        return -1;
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (logfd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
+        if (nsfd >= 0)
+            close(nsfd);
+        return -1;
+    }
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        close(logfd);
+        if (nsfd >= 0)
+            close(nsfd);
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close(logfd);
+        if (nsfd >= 0)
+            close(nsfd);
+        return -1;
+    }
+    if (child == 0) {
+        /* Only the network namespace: entering a mount namespace as well
+         * would copy the mount table and pin mounts that belong to others. */
+        int e = 0;
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if ((nsfd >= 0 && setns(nsfd, CLONE_NEWNET) != 0) || setsid() < 0 ||
+            dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
+            e = errno;
+        int devnull = open("/dev/null", O_RDONLY);
+        if (!e && (devnull < 0 || dup2(devnull, 0) < 0))
+            e = errno;
+        if (!e) {
+            execvp(argv[0], argv);
+            e = errno;
+        }
+        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
+            _exit(126);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    close(logfd);
+    if (nsfd >= 0)
+        close(nsfd);
+    int e = 0;
+    ssize_t r = read(pipefd[0], &e, sizeof e); /* EOF: exec worked (close-on-exec) */
+    close(pipefd[0]);
+    if (r == (ssize_t)sizeof e) {
+        waitpid(child, NULL, 0);
+        snprintf(err, errlen, "cannot start %s%s%s: %s", argv[0], netns ? " in " : "",
+                 netns ? netns : "", strerror(e));
+        return -1;
+    }
+    *pid = child;
+    *start = proc_starttime(child);
+    return 0;
+}
+
+int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
+{
+    enum proc_state s = proc_state(pid, start);
+    if (s == PROC_GONE) {
+        waitpid(pid, NULL, WNOHANG);
+        return 0;
+    }
+    if (s != PROC_ZOMBIE && kill(pid, sig) != 0 && errno != ESRCH) {
+        snprintf(err, errlen, "cannot signal process %d: %s", (int)pid, strerror(errno));
+        return -1;
+    }
+    if (sig != SIGKILL)
+        return 0;
+    uint64_t until = mono_ns() + 2000000000ull;
+    while (mono_ns() < until) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) /* ours: reaped, gone */
+            return 0;
+        s = proc_state(pid, start);
+        if (s == PROC_GONE || s == PROC_ZOMBIE) /* a zombie is dead; its parent reaps it */
+            return 0;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    snprintf(err, errlen, "process %d is still alive 2 s after SIGKILL", (int)pid);
+    return -1;
+}
+
+int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
+{
+    int pipefd[2];
+    out[0] = '\0';
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(out, outlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(out, outlen, "fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return -1;
+    }
+    if (child == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        dup2(pipefd[1], 1);
+        dup2(pipefd[1], 2);
+        execvp(argv[0], argv);
+        dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(pipefd[1]);
+    size_t used = 0;
+    uint64_t until = mono_ns() + (uint64_t)timeout_ms * 1000000;
+    bool timed_out = false;
+    for (;;) {
+        uint64_t now = mono_ns();
+        if (now >= until) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
+        int rc = poll(&p, 1, (int)((until - now) / 1000000) + 1);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            continue;
+        char buf[512];
+        ssize_t n = read(pipefd[0], buf, sizeof buf);
+        if (n <= 0)
+            break;
+        size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
+        memcpy(out + used, buf, take);
+        used += take;
+        out[used] = '\0';
+    }
+    close(pipefd[0]);
+    if (timed_out) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        snprintf(out + used, outlen - used, "%s%s did not finish within %d ms", used ? "; " : "",
+                 argv[0], timeout_ms);
+        return -1;
+    }
+    int status;
+    if (waitpid(child, &status, 0) < 0)
+        return -1;
+    /* trim a trailing newline for messages */
+    while (used && (out[used - 1] == '\n' || out[used - 1] == ' '))
+        out[--used] = '\0';
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

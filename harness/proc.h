@@ -1,0 +1,46 @@
+/*
+ * proc — processes the labs start and the faults signal.
+ *
+ * A process is named by its PID *and* its start time (field 22 of
+ * /proc/PID/stat), so that a PID the kernel has since given to another
+ * process is never signalled: nothing but what we started is ever killed.
+ */
+#ifndef FL_PROC_H
+#define FL_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum proc_state {
+    PROC_GONE,    /* no such process (or the PID now belongs to another one) */
+    PROC_RUNNING, /* running or sleeping */
+    PROC_STOPPED, /* SIGSTOP */
+    PROC_ZOMBIE,  /* dead, not yet reaped by its parent */
+};
+
+const char *proc_state_name(enum proc_state s);
+
+/* Start time of pid in clock ticks since boot, 0 when it does not exist. */
+uint64_t proc_starttime(pid_t pid);
+
+enum proc_state proc_state(pid_t pid, uint64_t start);
+
+/* Starts argv[0] (searched in PATH) inside network namespace netns (NULL:
+ * ours) only (not its mount namespace), in a session of its own so that a
+ * Ctrl-C at our terminal does not reach it, with stdout and stderr appended
+ * to log.  0, or -1 with err filled. */
+int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pid,
+               uint64_t *start, char *err, size_t errlen);
+
+/* Sends sig to the process if it is still the one started at `start`.
+ * For SIGKILL, waits (at most 2 s) until it is dead, reaping it when it is
+ * our child.  0 also when it was gone already; -1 with err filled. */
+int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen);
+
+/* Runs argv to completion (at most timeout_ms; then it is killed), output
+ * (stdout and stderr) into out.  Returns the exit status, or -1 with out
+ * saying why it could not run. */
+int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms);
+
+#endif

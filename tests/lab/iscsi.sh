@@ -1,0 +1,146 @@
+# The iSCSI lab end to end: up (twice), looked at from outside, a run through
+# both controllers while the tgtd of the active one is killed (the workload
+# fails over, the verdict stays pass, the path events are in the report),
+# verify, a refused portal of another LUN, a run that brings the lab up and
+# down by itself, one killed mid-run and cleaned up by `lab down` — and
+# nothing left behind.  A per-run prefix keeps parallel runs apart.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP $TEST: namespaces and tgtd need root" >&2
+    exit 0
+fi
+FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+export FAULTLINE_LAB_PREFIX
+P=$FAULTLINE_LAB_PREFIX
+lab_down() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
+at_exit lab_down
+
+# Nothing of this prefix exists: namespaces, links, running tgtd, files.
+# (A killed tgtd may stay a zombie when PID 1 does not reap orphans; a
+# zombie is dead.)
+nothing_left() {
+    ! ip netns list | grep -q "^$P-" || fail "namespaces left: $(ip netns list | grep "^$P-")"
+    ! ip -br link | grep -q "^$P-" || fail "links left: $(ip -br link | grep "^$P-")"
+    for pid in $PIDS; do
+        st=$(ps -o stat= -p "$pid" 2>/dev/null || true)
+        case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
+    done
+    [ ! -e "/run/faultline/labs/$P-iscsi.state" ] || fail "state file left"
+    [ ! -e "/var/tmp/faultline-labs/$P-iscsi" ] || fail "lab directory left"
+    for port in $CTLPORTS; do
+        [ ! -e "/var/run/tgtd/socket.$port" ] || fail "tgtd socket $port left"
+    done
+}
+
+expect_code 0 "$FAULTLINE" lab up iscsi
+contains "$WORK/out" "lab is up"
+expect_code 0 "$FAULTLINE" lab status iscsi --json
+cp "$WORK/out" "$WORK/status.json"
+S=$WORK/status.json
+json "$S" '[.hosts[].name]' '["client","ctrl-a","ctrl-b"]'
+json "$S" '[.hosts[] | select(.process) | .process.state]' '["running","running"]'
+json "$S" '.portals | length' 2
+json "$S" '.lun.write_cache' false
+PIDS=$(jq -r '.hosts[] | select(.process) | .process.pid' "$S" | tr '\n' ' ')
+CTLPORTS=$(jq -r '.hosts[] | select(.process) | .process.control_port' "$S" | tr '\n' ' ')
+PID_A=$(jq -r '.hosts[] | select(.name == "ctrl-a") | .process.pid' "$S")
+PORTAL_A=$(jq -r '.portals[0]' "$S")
+PORTAL_B=$(jq -r '.portals[1]' "$S")
+ip netns list | grep -q "^$P-iscsi-ctrl-a" || fail "ip netns does not show $P-iscsi-ctrl-a"
+ip -br link show "$P-isw" > /dev/null || fail "no switch $P-isw"
+[ "$(cat "/sys/class/net/$P-isw-a/master/ifindex")" = "$(cat "/sys/class/net/$P-isw/ifindex")" ] \
+    || fail "switch port $P-isw-a is not on the switch"
+
+# Up again: harmless, nothing restarted.
+expect_code 0 "$FAULTLINE" lab up iscsi
+contains "$WORK/out" "lab was up already"
+expect_code 0 "$FAULTLINE" lab status iscsi --json
+json "$WORK/out" '[.hosts[] | select(.process) | .process.pid] | map(tostring) | join(" ")' \
+    "\"$(echo $PIDS)\""
+
+# An independent initiator sees one LUN behind both portals.
+sa=$(iscsi-inq -e 1 -c 128 "$PORTAL_A" | tr -d ' ')
+sb=$(iscsi-inq -e 1 -c 128 "$PORTAL_B" | tr -d ' ')
+[ -n "$sa" ] && [ "$sa" = "$sb" ] || fail "serial numbers differ: '$sa' / '$sb'"
+
+# A run through both controllers; the test kills the active controller's tgtd.
+cat > "$WORK/failover.scn" <<EOS
+[scenario]
+name = failover
+duration = 10s
+lab = iscsi
+[target]
+kind = iscsi
+[workload]
+block = 4KiB
+depth = 8
+flush = 32
+EOS
+"$FAULTLINE" run "$WORK/failover.scn" --out "$WORK/run" --quiet --keep-lab > "$WORK/run.out" 2>&1 &
+run=$!
+sleep 3
+kill -9 "$PID_A"
+set +e
+wait $run
+code=$?
+set -e
+[ $code = 0 ] || { cat "$WORK/run.out"; fail "the failover run exited $code"; }
+R=$WORK/run/report.json
+json "$R" .verdict '"pass"'
+json "$R" .io.errors 0
+json "$R" "[.path_events[] | select(.event == \"loss\") | .portal]" "[\"$PORTAL_A\"]"
+json "$R" "[.path_events[] | select(.event == \"switch\") | .portal]" "[\"$PORTAL_A\",\"$PORTAL_B\"]"
+json "$R" '[.path_events[] | select(.event == "loss") | .t > 2 and .t < 5] | all' true
+json "$R" '.io.writes > 1000 and .sweep.reads > 1000' true
+contains "$WORK/run/report.txt" "path events:"
+grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no loss event"
+
+# verify through the lab: ctrl-a is dead, ctrl-b answers.
+expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet
+json "$R" .verdict '"pass"'
+
+# A lab with a dead controller is rebuilt by `lab up`.
+kill -9 "$(jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid' "$S")"
+expect_code 0 "$FAULTLINE" lab up iscsi
+contains "$WORK/err" "rebuilding"
+expect_code 0 "$FAULTLINE" lab status iscsi --json
+cp "$WORK/out" "$S"
+json "$S" '[.hosts[] | select(.process) | .process.state]' '["running","running"]'
+PIDS="$PIDS $(jq -r '.hosts[] | select(.process) | .process.pid' "$S" | tr '\n' ' ')"
+CTLPORTS="$CTLPORTS $(jq -r '.hosts[] | select(.process) | .process.control_port' "$S" | tr '\n' ' ')"
+
+# A portal that leads to another LUN is refused.
+tgtadm -C "$(jq -r '.hosts[] | select(.name == "ctrl-b") | .process.control_port' "$S")" \
+    --lld iscsi --op update --mode logicalunit --tid 1 --lun 1 --params scsi_sn=SOMEOTHERLUN
+printf '[target]\nkind = iscsi\nportals = %s, %s\n[scenario]\nduration = 1s\n' \
+    "$(jq -r '.portals[0]' "$S")" "$(jq -r '.portals[1]' "$S")" > "$WORK/mismatch.scn"
+expect_code 2 "$FAULTLINE" run "$WORK/mismatch.scn" --out "$WORK/mismatch" --quiet
+contains "$WORK/err" "not a path to the same LUN"
+
+# faultline killed during a run that brought the lab up: `lab down` cleans up.
+expect_code 0 "$FAULTLINE" lab down iscsi
+nothing_left
+"$FAULTLINE" run "$WORK/failover.scn" --out "$WORK/killed" --quiet > /dev/null 2>&1 &
+run=$!
+i=0
+while ! "$FAULTLINE" lab status iscsi > /dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+kill -9 $run
+wait $run 2>/dev/null || true
+expect_code 0 "$FAULTLINE" lab status iscsi --json
+PIDS="$PIDS $(jq -r '.hosts[] | select(.process) | .process.pid' "$WORK/out" | tr '\n' ' ')"
+CTLPORTS="$CTLPORTS $(jq -r '.hosts[] | select(.process) | .process.control_port' "$WORK/out" | tr '\n' ' ')"
+expect_code 0 "$FAULTLINE" lab down iscsi
+contains "$WORK/out" "is down"
+nothing_left
+expect_code 0 "$FAULTLINE" lab down iscsi # twice: harmless
+contains "$WORK/out" "was not up"
+
+# A run that brings the lab up takes it down again by itself.
+sed 's/^duration = 10s/duration = 2s/' "$WORK/failover.scn" > "$WORK/short.scn"
+expect_code 0 "$FAULTLINE" run "$WORK/short.scn" --out "$WORK/short" --quiet
+json "$WORK/short/report.json" .verdict '"pass"'
+expect_code 1 "$FAULTLINE" lab status iscsi
+nothing_left
+pass
