@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../workloads/clock.h"
+#include "fsutil.h"
 #include "json.h"
 #include "net.h"
 #include "proc.h"
@@ -299,26 +300,6 @@ int lab_down(const char *kind, const char *prefix, char *err, size_t errlen)
 }
 
 /* --- up --- */
-
-static int mkdir_p(const char *path, char *err, size_t errlen)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            goto fail;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        goto fail;
-    return 0;
-fail:
-    snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-    return -1;
-}
 
 /* A /24 of 198.18.0.0/15 that no other lab's state file names. */
 static unsigned pick_subnet(const char *prefix, const char *own_state)

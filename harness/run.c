@@ -19,6 +19,7 @@
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "crew.h"
+#include "fsutil.h"
 #include "events.h"
 #include "lab.h"
 #include "report.h"
@@ -48,27 +49,6 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-static int mkdirs(const char *path, char *err, size_t n)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int make_run_dir(const struct run_opts *o, const char *name, char *dir, size_t n,
                         char *err, size_t errlen)
 {
@@ -85,38 +65,12 @@ static int make_run_dir(const struct run_opts *o, const char *name, char *dir, s
         for (int i = 2; stat(dir, &st) == 0 && i < 1000; i++)
             snprintf(dir, n, "runs/%s-%s-%d", stamp, name, i);
     }
-    if (mkdirs(dir, err, errlen) != 0)
+    if (mkdir_p(dir, err, errlen) != 0)
         return -1;
     char probe[PATH_MAX + 16];
     snprintf(probe, sizeof probe, "%s/scenario.scn", dir);
     if (access(probe, F_OK) == 0) {
         snprintf(err, errlen, "%s already holds a run; choose another --out", dir);
-        return -1;
-    }
-    return 0;
-}
-
-static int copy_file(const char *from, const char *to, char *err, size_t n)
-{
-    FILE *in = fopen(from, "rb");
-    if (!in) {
-        snprintf(err, n, "cannot read %s: %s", from, strerror(errno));
-        return -1;
-    }
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        snprintf(err, n, "cannot write %s: %s", to, strerror(errno));
-        fclose(in);
-        return -1;
-    }
-    char buf[8192];
-    size_t r;
-    while ((r = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, r, out);
-    int bad = ferror(in) || ferror(out);
-    fclose(in);
-    if ((fclose(out) != 0) | bad) {
-        snprintf(err, n, "cannot copy %s to %s: %s", from, to, strerror(errno));
         return -1;
     }
     return 0;

@@ -1,0 +1,55 @@
+/* fsutil — see fsutil.h. */
+#include "fsutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int mkdir_p(const char *path, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+            return -1;
+        }
+        if (!c)
+            return 0;
+        *p = c;
+    }
+}
+
+int copy_file(const char *from, const char *to, char *err, size_t errlen)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) {
+        snprintf(err, errlen, "cannot read %s: %s", from, strerror(errno));
+        return -1;
+    }
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", to, strerror(errno));
+        fclose(in);
+        return -1;
+    }
+    char buf[8192];
+    size_t r;
+    int bad = 0;
+    while ((r = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, r, out) != r)
+            bad = 1;
+    bad |= ferror(in) || ferror(out);
+    fclose(in);
+    if ((fclose(out) != 0) | bad) {
+        snprintf(err, errlen, "cannot copy %s to %s: %s", from, to, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
