@@ -12,7 +12,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_GNU_SOURCE
-LIBS    := -luring -liscsi -lnl-route-3 -lnl-3 -lpthread -lm
+LIBS    := -luring -liscsi -lnftables -lnl-route-3 -lnl-3 -lpthread -lm
 NLINC   := -I/usr/include/libnl3
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -23,11 +23,12 @@ HDRS    := $(wildcard */*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev
-# libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs (mkfs.ext4),
-# mawk, iproute2 (to look at the lab from outside); bench: fio, libiscsi-bin (iscsi-perf)
+# libnftables-dev libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs
+# (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside);
+# bench: fio, libiscsi-bin (iscsi-perf)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
-                libnl-route-3-dev libcmocka-dev tgt jq mount e2fsprogs mawk iproute2 fio \
-                libiscsi-bin
+                libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
+                iproute2 nftables fio libiscsi-bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi clean

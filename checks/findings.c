@@ -13,8 +13,54 @@ void findings_init(struct findings *f, size_t limit)
 void findings_free(struct findings *f)
 {
     free(f->list);
+    free(f->index);
     f->list = NULL;
-    f->n = f->cap = 0;
+    f->index = NULL;
+    f->n = f->cap = f->index_cap = 0;
+}
+
+static size_t slot_of(const struct findings *f, uint64_t block, enum fl_class c)
+{
+    uint64_t z = (block * 16 + (uint64_t)c) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(z ^ (z >> 29)) & (f->index_cap - 1);
+}
+
+/* The listed finding for (block, class), or NULL. */
+static struct finding *lookup(const struct findings *f, uint64_t block, enum fl_class c)
+{
+    if (!f->index_cap)
+        return NULL;
+    for (size_t i = slot_of(f, block, c);; i = (i + 1) & (f->index_cap - 1)) {
+        if (!f->index[i])
+            return NULL;
+        struct finding *x = &f->list[f->index[i] - 1];
+        if (x->block == block && x->cls == c)
+            return x;
+    }
+}
+
+static int index_add(struct findings *f, size_t pos)
+{
+    if ((f->n + 1) * 2 > f->index_cap) {
+        size_t cap = f->index_cap ? f->index_cap * 2 : 128;
+        size_t *idx = calloc(cap, sizeof *idx);
+        if (!idx)
+            return -1;
+        free(f->index);
+        f->index = idx;
+        f->index_cap = cap;
+        for (size_t k = 0; k < pos; k++) { /* rebuild with everything listed so far */
+            size_t i = slot_of(f, f->list[k].block, f->list[k].cls);
+            while (f->index[i])
+                i = (i + 1) & (cap - 1);
+            f->index[i] = k + 1;
+        }
+    }
+    size_t i = slot_of(f, f->list[pos].block, f->list[pos].cls);
+    while (f->index[i])
+        i = (i + 1) & (f->index_cap - 1);
+    f->index[i] = pos + 1;
+    return 0;
 }
 
 void findings_count(struct findings *f, enum fl_class c)
@@ -30,6 +76,13 @@ void findings_add(struct findings *f, const struct finding *x)
 
 void findings_keep(struct findings *f, const struct finding *x)
 {
+    struct finding *seen = lookup(f, x->block, x->cls);
+    if (seen) {
+        seen->repeats += 1 + x->repeats;
+        if (x->read_ns > seen->last_read_ns)
+            seen->last_read_ns = x->read_ns;
+        return;
+    }
     if (f->n >= f->limit) {
         f->unlisted++;
         return;
@@ -44,7 +97,11 @@ void findings_keep(struct findings *f, const struct finding *x)
         f->list = l;
         f->cap = cap;
     }
-    f->list[f->n++] = *x;
+    f->list[f->n] = *x;
+    if (!f->list[f->n].last_read_ns)
+        f->list[f->n].last_read_ns = x->read_ns;
+    index_add(f, f->n); /* without the index a repeat is listed again: harmless */
+    f->n++;
 }
 
 uint64_t findings_bad(const struct findings *f)

@@ -4,8 +4,11 @@
  * Every verified read is counted in its class; every read that is not ok or
  * unwritten (and every failed write or flush) becomes a finding that names
  * the block, the byte offset, expected and found generation, when the block
- * was written and when the bad read happened.  The list keeps the first
- * `limit` findings (counts go on): a dead target can produce millions.
+ * was written and when the bad read happened.  A block read bad again in the
+ * same class adds to that finding's `repeats` (and `last_read_ns`) instead of
+ * a new entry, so a handful of damaged blocks read thousands of times stay a
+ * handful of findings.  The list keeps the first `limit` findings (counts go
+ * on): a dead target can produce millions.
  */
 #ifndef FL_FINDINGS_H
 #define FL_FINDINGS_H
@@ -29,6 +32,8 @@ struct finding {
     uint64_t written_ns;     /* expected generation completed, ns since run start */
     uint64_t read_ns;        /* the bad read completed, ns since run start */
     uint64_t found_written_ns; /* the found data was issued (from its stamp) */
+    uint64_t repeats;        /* further bad reads of this block in this class */
+    uint64_t last_read_ns;
     char detail[192];
 };
 
@@ -37,6 +42,8 @@ struct findings {
     struct finding *list;
     size_t n, cap, limit;
     uint64_t unlisted; /* findings beyond the limit */
+    size_t *index;     /* hash of (block, class) -> position in list + 1 */
+    size_t index_cap;
 };
 
 void findings_init(struct findings *f, size_t limit);

@@ -56,6 +56,8 @@ static unsigned share(unsigned total, unsigned n, unsigned i)
 
 static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
 {
+    pthread_mutex_init(&c->gate_mu, NULL);
+    pthread_cond_init(&c->gate_cv, NULL);
     c->n = n;
     c->w = calloc(n, sizeof *c->w);
     if (!c->w) {
@@ -170,15 +172,35 @@ static void *worker_main(void *arg)
     struct worker *w = a->w;
     unsigned depth = w->eng.depth ? w->eng.depth : share(c->sc->workload.depth, c->n, w->index);
     if (!a->verify) {
-        w->eng.t0 = c->t0;
         w->eng.stop = c->stop_workload;
         w->eng.progress = publish;
         w->eng.progress_ctx = w;
-        w->rc = engine_run(&w->eng);
-        if (w->rc != 0) {
-            snprintf(w->err, sizeof w->err, "worker %u: %s", w->index, w->eng.err);
-            return NULL;
+        if (c->sc->workload.prefill) {
+            w->eng.t0 = UINT64_MAX; /* prefill writes carry time 0 */
+            w->rc = engine_prefill(&w->eng);
         }
+        /* Everyone ready: the main thread sets time zero, then opens. */
+        pthread_mutex_lock(&c->gate_mu);
+        c->ready++;
+        pthread_cond_broadcast(&c->gate_cv);
+        while (!c->start_open)
+            pthread_cond_wait(&c->gate_cv, &c->gate_mu);
+        w->eng.t0 = c->t0;
+        pthread_mutex_unlock(&c->gate_mu);
+        if (w->rc == 0)
+            w->rc = engine_run(&w->eng);
+        if (w->rc != 0)
+            snprintf(w->err, sizeof w->err, "worker %u: %s", w->index, w->eng.err);
+        /* Wait until every worker's workload is over and the faults are
+         * cleared: the sweep reads a healed system. */
+        pthread_mutex_lock(&c->gate_mu);
+        c->engines_done++;
+        pthread_cond_broadcast(&c->gate_cv);
+        while (!c->gate_open)
+            pthread_cond_wait(&c->gate_cv, &c->gate_mu);
+        pthread_mutex_unlock(&c->gate_mu);
+        if (w->rc != 0)
+            return NULL;
     }
     char err[FL_ERRLEN];
     if (sweep_run(&w->ver, &w->be, depth, a->verify ? w->info.final : true,
@@ -245,30 +267,54 @@ static void run_threads(struct crew *c, bool verify)
 
     bool tty = isatty(STDERR_FILENO);
     bool show = !c->quiet && !verify;
+    if (!verify) {
+        if (show && c->sc->workload.prefill)
+            fprintf(stderr, "faultline: prefilling every block once\n");
+        pthread_mutex_lock(&c->gate_mu);
+        while (c->ready < started)
+            pthread_cond_wait(&c->gate_cv, &c->gate_mu);
+        c->t0 = mono_ns(); /* time zero: the workload starts now */
+        pthread_mutex_unlock(&c->gate_mu);
+        if (c->on_start)
+            c->on_start(c->on_start_ctx, c->t0);
+        pthread_mutex_lock(&c->gate_mu);
+        c->start_open = true;
+        pthread_cond_broadcast(&c->gate_cv);
+        pthread_mutex_unlock(&c->gate_mu);
+    }
     uint64_t last_ios = 0, last_t = mono_ns() - c->t0;
     uint64_t next = last_t + 1000000000ull, next_plain = last_t + 10000000000ull;
-    for (unsigned i = 0; i < started; i++) {
-        for (;;) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 200000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
-            if (pthread_timedjoin_np(c->w[i].thread, NULL, &ts) == 0)
-                break;
-            uint64_t t = mono_ns() - c->t0;
-            if (show && t >= next && t <= c->sc->duration_ns + 1000000000ull &&
-                (tty || t >= next_plain)) {
-                progress_line(c, t, &last_ios, &last_t, tty);
-                if (!tty)
-                    next_plain = t + 10000000000ull;
-            }
-            if (t >= next)
-                next = t + 1000000000ull;
+    /* While the workloads run: progress lines; then the hook; then the sweeps. */
+    pthread_mutex_lock(&c->gate_mu);
+    while (!verify && c->engines_done < started) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
         }
+        pthread_cond_timedwait(&c->gate_cv, &c->gate_mu, &ts);
+        pthread_mutex_unlock(&c->gate_mu);
+        uint64_t t = mono_ns() - c->t0;
+        if (show && t >= next && (tty || t >= next_plain)) {
+            progress_line(c, t, &last_ios, &last_t, tty);
+            if (!tty)
+                next_plain = t + 10000000000ull;
+        }
+        if (t >= next)
+            next = t + 1000000000ull;
+        pthread_mutex_lock(&c->gate_mu);
     }
+    pthread_mutex_unlock(&c->gate_mu);
+    if (!verify && c->between)
+        c->between(c->between_ctx);
+    pthread_mutex_lock(&c->gate_mu);
+    c->gate_open = true;
+    pthread_cond_broadcast(&c->gate_cv);
+    pthread_mutex_unlock(&c->gate_mu);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(c->w[i].thread, NULL);
     if (show && tty)
         fputc('\n', stderr);
     free(args);
@@ -323,10 +369,12 @@ static void merge(struct crew *c)
     findings_init(&c->findings, c->sc->findings_limit);
     memset(&c->io, 0, sizeof c->io);
     memset(&c->sweep, 0, sizeof c->sweep);
+    memset(&c->prefilled, 0, sizeof c->prefilled);
     for (unsigned i = 0; i < c->n; i++) {
         struct worker *w = &c->w[i];
         resolve_written_at(w);
         add_stats(&c->io, &w->eng.stats);
+        add_stats(&c->prefilled, &w->eng.prefilled);
         add_stats(&c->sweep, &w->sweep);
         for (int k = 0; k < CLS_COUNT; k++)
             c->findings.counts[k] += w->findings.counts[k];
@@ -466,6 +514,10 @@ void crew_close(struct crew *c)
             statemap_free(&w->map);
         if (w->be_open)
             w->be.ops->close(&w->be);
+    }
+    if (c->w) {
+        pthread_mutex_destroy(&c->gate_mu);
+        pthread_cond_destroy(&c->gate_cv);
     }
     free(c->w);
     c->w = NULL;

@@ -61,9 +61,21 @@ struct crew {
     volatile sig_atomic_t *stop_workload, *stop_sweep;
     struct event_log *events; /* may be NULL */
     bool quiet;
+    /* Called with time zero once every worker is ready (prefilled) and
+     * before any workload starts (faults are scheduled here).  May be NULL. */
+    void (*on_start)(void *ctx, uint64_t t0);
+    void *on_start_ctx;
+    /* Called once every worker's workload has ended and before any sweep
+     * starts (faults are cleared here).  May be NULL. */
+    void (*between)(void *ctx);
+    void *between_ctx;
+    pthread_mutex_t gate_mu;
+    pthread_cond_t gate_cv;
+    unsigned ready, engines_done;
+    bool start_open, gate_open;
     /* merged results */
     struct findings findings;
-    struct io_stats io, sweep;
+    struct io_stats io, sweep, prefilled;
     char desc[PATH_MAX + 64];
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;

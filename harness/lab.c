@@ -369,25 +369,12 @@ static int tgtadm(unsigned port, char *err, size_t errlen, const char *const arg
     return 0;
 }
 
-static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *err,
-                            size_t errlen)
+/* Starts tgtd of h on its control port and configures the shared LUN. */
+static int run_tgtd(const struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen)
 {
-    unsigned i = (unsigned)(h - lab->hosts);
-    h->ctlport = pick_ctlport(lab->subnet, i);
-    if (!h->ctlport) {
-        snprintf(err, errlen, "no free tgtd control port under %s", TGTD_RUN_DIR);
-        return -1;
-    }
     char portal[64], ctl[16];
     snprintf(portal, sizeof portal, "portal=%s:%d", h->addr, ISCSI_PORT);
     snprintf(ctl, sizeof ctl, "%u", h->ctlport);
-    if (rec(fd, "ctlport %s %u", h->name, h->ctlport) != 0 ||
-        rec(fd, "socket %s/socket.%u", TGTD_RUN_DIR, h->ctlport) != 0 ||
-        rec(fd, "socket %s/socket.%u.lock", TGTD_RUN_DIR, h->ctlport) != 0 ||
-        rec(fd, "file %s", h->log) != 0) {
-        snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));
-        return -1;
-    }
     /* -f: stay in the foreground, so the PID is tgtd's own. */
     char *argv[] = {"tgtd", "-f", "-C", ctl, "--iscsi", portal, NULL};
     if (proc_spawn(h->netns, argv, h->log, &h->pid, &h->start, err, errlen) != 0)
@@ -437,6 +424,56 @@ static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *e
         tgtadm(h->ctlport, err, errlen, bind) != 0)
         return -1;
     return 0;
+}
+
+static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *err,
+                            size_t errlen)
+{
+    unsigned i = (unsigned)(h - lab->hosts);
+    h->ctlport = pick_ctlport(lab->subnet, i);
+    if (!h->ctlport) {
+        snprintf(err, errlen, "no free tgtd control port under %s", TGTD_RUN_DIR);
+        return -1;
+    }
+    if (rec(fd, "ctlport %s %u", h->name, h->ctlport) != 0 ||
+        rec(fd, "socket %s/socket.%u", TGTD_RUN_DIR, h->ctlport) != 0 ||
+        rec(fd, "socket %s/socket.%u.lock", TGTD_RUN_DIR, h->ctlport) != 0 ||
+        rec(fd, "file %s", h->log) != 0) {
+        snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));
+        return -1;
+    }
+    return run_tgtd(lab, h, fd, err, errlen);
+}
+
+int lab_restart_service(const char *kind, const char *prefix, const char *host, char *err,
+                        size_t errlen)
+{
+    struct lab lab;
+    if (lab_load(kind, prefix, &lab, err, errlen) != 0)
+        return -1;
+    struct lab_host *h = host_mut(&lab, host);
+    if (!h || !h->ctlport) {
+        snprintf(err, errlen, "lab host %s has no service to start", host);
+        return -1;
+    }
+    enum proc_state st = proc_state(h->pid, h->start);
+    if (st == PROC_RUNNING || st == PROC_STOPPED) {
+        snprintf(err, errlen, "tgtd of %s (pid %d) is still %s", host, (int)h->pid,
+                 proc_state_name(st));
+        return -1;
+    }
+    char path[PATH_MAX];
+    state_path(kind, prefix, path, sizeof path);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* The new PID goes after the old one: the newest record of a host wins,
+     * and `lab down` kills every recorded one. */
+    int rc = run_tgtd(&lab, h, fd, err, errlen);
+    close(fd);
+    return rc;
 }
 
 static int build(struct lab *lab, int fd, char *err, size_t errlen)

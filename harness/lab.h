@@ -90,6 +90,12 @@ int lab_down(const char *kind, const char *prefix, char *err, size_t errlen);
 /* Reads a lab's state.  0, or -1 when it is not up (err says so). */
 int lab_load(const char *kind, const char *prefix, struct lab *lab, char *err, size_t errlen);
 
+/* Starts the service of lab host `host` (tgtd of ctrl-a, ...) again after
+ * it was killed, configured as before; the state file learns its new PID.
+ * 0, or -1 with err filled. */
+int lab_restart_service(const char *kind, const char *prefix, const char *host, char *err,
+                        size_t errlen);
+
 /* The host called `name` (client, ctrl-a, ...), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../faults/undo.h"
 #include "lab.h"
 #include "run.h"
 #include "scenario.h"
@@ -20,6 +21,7 @@ static const char usage_main[] =
     "  verify DIR [--quiet]             re-read the target of a finished (or crashed)\n"
     "                                   run from its saved state and report again\n"
     "  check FILE                       lint a scenario without running it\n"
+    "  cleanup [DIR...]                 undo what the faults of a killed run left behind\n"
     "  help scenario                    every scenario section and key\n"
     "\n"
     "Exit status: 0 pass, 1 fail (a finding other than ok/unwritten), 2 could not run.\n"
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(verb, "lab") == 0)
         return cmd_lab(argc, argv);
+    if (strcmp(verb, "cleanup") == 0)
+        return cmd_cleanup(argc, argv);
     if (strcmp(verb, "check") == 0) {
         if (wants_help(argc, argv)) {
             fputs(usage_check, stdout);

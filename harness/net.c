@@ -18,6 +18,9 @@
 #include <netlink/route/link.h>
 #include <netlink/route/link/bridge.h>
 #include <netlink/route/link/veth.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/tbf.h>
+#include <netlink/route/tc.h>
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
@@ -350,4 +353,81 @@ int net_link_state(struct nl_sock *sk, const char *name, struct link_state *st, 
         }
     }
     return 0;
+}
+
+int net_tbf_set(struct nl_sock *sk, const char *name, uint64_t rate, uint32_t burst,
+                uint32_t latency_us, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    int ifindex = rtnl_link_get_ifindex(l);
+    rtnl_link_put(l);
+    if (rate == 0 || rate > INT32_MAX) {
+        snprintf(err, errlen, "rate %llu bytes/s is out of range for tbf",
+                 (unsigned long long)rate);
+        return -1;
+    }
+    struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+    if (!q)
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot set tbf on", name);
+    rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+    rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+    rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(0xf1, 0));
+    int rc = rtnl_tc_set_kind(TC_CAST(q), "tbf");
+    if (rc == 0) {
+        rtnl_qdisc_tbf_set_rate(q, (int)rate, (int)burst, 0);
+        rc = rtnl_qdisc_tbf_set_limit_by_latency(q, (int)latency_us);
+    }
+    if (rc == 0)
+        rc = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_REPLACE);
+    rtnl_qdisc_put(q);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot set tbf on", name);
+    return 0;
+}
+
+int net_qdisc_delete_root(struct nl_sock *sk, const char *name, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    int rc = rtnl_link_get_kernel(sk, 0, name, &l);
+    if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_NODEV)
+        return 0; /* the link is gone, and its qdisc with it */
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot look up link", name);
+    int ifindex = rtnl_link_get_ifindex(l);
+    rtnl_link_put(l);
+    struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+    if (!q)
+        return nlfail(err, errlen, -NLE_NOMEM, "cannot delete the qdisc of", name);
+    rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+    rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+    rc = rtnl_qdisc_delete(sk, q);
+    rtnl_qdisc_put(q);
+    /* No qdisc of ours there (ENOENT, EINVAL for the default one): done. */
+    if (rc < 0 && rc != -NLE_OBJ_NOTFOUND && rc != -NLE_INVAL && rc != -NLE_NOADDR)
+        return nlfail(err, errlen, rc, "cannot delete the qdisc of", name);
+    return 0;
+}
+
+int net_bridge_ports(struct nl_sock *sk, const char *bridge, char names[][16], int max, char *err,
+                     size_t errlen)
+{
+    struct rtnl_link *b;
+    if (get_link(sk, bridge, &b, err, errlen) != 0)
+        return -1;
+    int master = rtnl_link_get_ifindex(b);
+    rtnl_link_put(b);
+    struct nl_cache *cache;
+    int rc = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
+    if (rc < 0)
+        return nlfail(err, errlen, rc, "cannot list the links of", bridge);
+    int n = 0;
+    for (struct nl_object *o = nl_cache_get_first(cache); o && n < max; o = nl_cache_get_next(o)) {
+        struct rtnl_link *l = (struct rtnl_link *)o;
+        if (rtnl_link_get_master(l) == master)
+            snprintf(names[n++], 16, "%s", rtnl_link_get_name(l));
+    }
+    nl_cache_free(cache);
+    return n;
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NETNS_DIR "/run/netns"
 
@@ -56,6 +57,19 @@ int net_addr_add(struct nl_sock *sk, const char *name, const char *cidr, char *e
                  size_t errlen);
 
 int net_link_delete(struct nl_sock *sk, const char *name, char *err, size_t errlen);
+
+/* tc: a tbf qdisc as the root of link `name` (replacing what is there):
+ * rate in bytes per second, burst (bucket) in bytes, latency in µs. */
+int net_tbf_set(struct nl_sock *sk, const char *name, uint64_t rate, uint32_t burst,
+                uint32_t latency_us, char *err, size_t errlen);
+
+/* Removes the root qdisc of link `name` (back to the default). */
+int net_qdisc_delete_root(struct nl_sock *sk, const char *name, char *err, size_t errlen);
+
+/* Names of the links attached to bridge `bridge` (its switch ports).
+ * Returns how many (at most max), or -1 with err. */
+int net_bridge_ports(struct nl_sock *sk, const char *bridge, char names[][16], int max, char *err,
+                     size_t errlen);
 
 struct link_state {
     bool exists;

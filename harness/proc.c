@@ -178,8 +178,17 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
 
 int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
 {
+    return proc_run_in(NULL, argv, out, outlen, timeout_ms);
+}
+
+int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen, int timeout_ms)
+{
     int pipefd[2];
     out[0] = '\0';
+    int nsfd = -1;
+    if (netns && *netns && strcmp(netns, "-") != 0 &&
+        (nsfd = netns_fd(netns, out, outlen)) < 0)
+        return -1;
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         snprintf(out, outlen, "pipe: %s", strerror(errno));
         return -1;
@@ -189,12 +198,18 @@ int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
         snprintf(out, outlen, "fork: %s", strerror(errno));
         close(pipefd[0]);
         close(pipefd[1]);
+        if (nsfd >= 0)
+            close(nsfd);
         return -1;
     }
     if (child == 0) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET) != 0) {
+            dprintf(pipefd[1], "cannot enter network namespace %s: %s", netns, strerror(errno));
+            _exit(127);
+        }
         dup2(pipefd[1], 1);
         dup2(pipefd[1], 2);
         execvp(argv[0], argv);
@@ -202,6 +217,8 @@ int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
         _exit(127);
     }
     close(pipefd[1]);
+    if (nsfd >= 0)
+        close(nsfd);
     size_t used = 0;
     uint64_t until = mono_ns() + (uint64_t)timeout_ms * 1000000;
     bool timed_out = false;

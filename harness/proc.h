@@ -43,4 +43,7 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen);
  * saying why it could not run. */
 int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms);
 
+/* proc_run() inside network namespace netns (NULL or "": ours). */
+int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen, int timeout_ms);
+
 #endif

@@ -96,6 +96,10 @@ static void json_finding(struct json *j, const struct finding *f, const char *pa
     json_seconds(j, f->read_ns);
     json_key(j, "found_written_at");
     json_seconds(j, f->found_written_ns);
+    json_key(j, "repeats");
+    json_u64(j, f->repeats);
+    json_key(j, "last_read_at");
+    json_seconds(j, f->last_read_ns);
     json_key(j, "op");
     json_str(j, f->op);
     json_key(j, "phase");
@@ -204,6 +208,10 @@ static int write_json(const struct report *r, char *err, size_t errlen)
         json_key(&j, "sweep");
         json_io(&j, r->sweep);
     }
+    if (r->prefill) {
+        json_key(&j, "prefill");
+        json_io(&j, r->prefill);
+    }
 
     json_key(&j, "state_map");
     json_obj_begin(&j);
@@ -235,6 +243,48 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     }
     json_obj_end(&j);
 
+    json_key(&j, "faults");
+    json_arr_begin(&j);
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *f = &r->faults[i];
+        json_obj_begin(&j);
+        json_key(&j, "name");
+        json_str(&j, f->spec.name);
+        json_key(&j, "action");
+        json_str(&j, f->ops->action);
+        json_key(&j, "host");
+        json_str(&j, f->spec.host);
+        json_key(&j, "at");
+        json_seconds(&j, f->spec.at_ns);
+        json_key(&j, "injected_at");
+        json_seconds(&j, f->injected_ns ? f->injected_ns : FL_TIME_UNKNOWN);
+        json_key(&j, "cleared_at");
+        json_seconds(&j, f->cleared_ns ? f->cleared_ns : FL_TIME_UNKNOWN);
+        json_key(&j, "apply_ms");
+        json_num(&j, (double)f->apply_ns / 1e6, 3);
+        json_key(&j, "steps");
+        json_u64(&j, f->steps_done);
+        json_key(&j, "detail");
+        json_str(&j, f->detail);
+        if (f->nranges) {
+            json_key(&j, "ranges");
+            json_arr_begin(&j);
+            for (unsigned k = 0; k < f->nranges; k++) {
+                json_arr_begin(&j);
+                json_u64(&j, f->ranges[k][0]);
+                json_u64(&j, f->ranges[k][1]);
+                json_arr_end(&j);
+            }
+            json_arr_end(&j);
+        }
+        json_key(&j, "error");
+        if (f->error[0])
+            json_str(&j, f->error);
+        else
+            json_null(&j);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
     json_key(&j, "path_events");
@@ -293,8 +343,11 @@ static int write_text(const struct report *r, char *err, size_t errlen)
     if (r->error)
         fprintf(f, "  error      %s\n", r->error);
     uint64_t bad = findings_bad(r->findings);
-    fprintf(f, "  findings   %" PRIu64 "%s\n", bad,
-            bad ? "" : " (no acknowledged data was lost or corrupted)");
+    uint64_t distinct = r->findings->n + r->findings->unlisted;
+    if (!bad)
+        fprintf(f, "  findings   0 (no acknowledged data was lost or corrupted)\n");
+    else
+        fprintf(f, "  findings   %" PRIu64 " (%" PRIu64 " bad reads or I/Os)\n", distinct, bad);
     fprintf(f, "\n");
     char when[64], size[64], bs[64];
     iso_time(r->meta->start_wall_ns, when, sizeof when);
@@ -312,6 +365,8 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                 w->pattern == PATTERN_RANDOM ? "random" : "sequential", w->read_pct, w->depth,
                 r->workers, r->workers == 1 ? "" : "s", w->flush_every,
                 w->flush_every ? "" : " (only at the end)");
+        if (r->prefill)
+            text_io(f, "prefill", r->prefill);
         text_io(f, "io", r->io);
         if (r->sweep)
             text_io(f, "sweep", r->sweep);
@@ -330,6 +385,23 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "
                    "path: either generation allowed until rewritten\n",
                 r->doubtful_writes);
+    if (r->nfaults) {
+        fprintf(f, "\n  faults:\n");
+        for (unsigned i = 0; i < r->nfaults; i++) {
+            const struct fault *x = &r->faults[i];
+            char when[96];
+            if (!x->injected_ns)
+                snprintf(when, sizeof when, "not injected");
+            else if (x->cleared_ns && x->cleared_ns != x->injected_ns)
+                snprintf(when, sizeof when, "%.3f s .. %.3f s", (double)x->injected_ns / 1e9,
+                         (double)x->cleared_ns / 1e9);
+            else
+                snprintf(when, sizeof when, "%.3f s", (double)x->injected_ns / 1e9);
+            fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->spec.name, x->ops->action,
+                    (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host,
+                    x->error[0] ? "; " : "", x->error);
+        }
+    }
     size_t npath = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++)
         npath += r->events->list[i].portal[0] != 0;
@@ -365,10 +437,14 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                     snprintf(found, sizeof found, "%u", x->found_gen);
                 else
                     snprintf(found, sizeof found, "-");
+                char again[64] = "";
+                if (x->repeats)
+                    snprintf(again, sizeof again, " (and %" PRIu64 " more times, last at %.3f s)",
+                             x->repeats, (double)x->last_read_ns / 1e9);
                 fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): expected gen "
-                           "%u, found %s; written at %s, read at %s\n      %s\n",
+                           "%u, found %s; written at %s, read at %s%s\n      %s\n",
                         x->block, x->offset, r->sc->target.path, x->phase, x->op,
-                        x->expected_gen, found, wt, rt, x->detail);
+                        x->expected_gen, found, wt, rt, again, x->detail);
             }
         }
         if (r->findings->unlisted)
@@ -433,19 +509,24 @@ void report_summary(const struct report *r, FILE *out)
     fprintf(out, "%s: %s", r->sc->name,
             strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
     uint64_t bad = findings_bad(r->findings);
+    uint64_t distinct = r->findings->n + r->findings->unlisted;
     if (r->error)
         fprintf(out, " (%s)", r->error);
-    fprintf(out, ", %" PRIu64 " finding%s", bad, bad == 1 ? "" : "s");
+    fprintf(out, ", %" PRIu64 " finding%s", distinct, distinct == 1 ? "" : "s");
     bool first = true;
     for (int c = 0; c < CLS_COUNT; c++) {
-        if (!class_is_finding((enum fl_class)c) || !r->findings->counts[c])
+        uint64_t k = 0;
+        for (size_t i = 0; i < r->findings->n; i++)
+            k += r->findings->list[i].cls == (enum fl_class)c;
+        if (!class_is_finding((enum fl_class)c) || !k)
             continue;
-        fprintf(out, "%s%s %" PRIu64, first ? " (" : ", ", class_name((enum fl_class)c),
-                r->findings->counts[c]);
+        fprintf(out, "%s%s %" PRIu64, first ? " (" : ", ", class_name((enum fl_class)c), k);
         first = false;
     }
     if (!first)
         fputc(')', out);
+    if (bad != distinct)
+        fprintf(out, " in %" PRIu64 " bad reads or I/Os", bad);
     fprintf(out, "; %.0f IOPS over %.1f s\n", iops(r->io), secs(r->io->ns));
     fprintf(out, "report: %s/report.txt\n", r->dir);
 }

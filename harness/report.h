@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "../checks/findings.h"
+#include "../faults/fault.h"
 #include "../workloads/backend.h"
 #include "../workloads/journal.h"
 #include "events.h"
@@ -30,6 +31,7 @@ struct report {
     const struct findings *findings;
     const struct io_stats *io;    /* the workload (run) or the verify pass */
     const struct io_stats *sweep; /* run: the final sweep; NULL for verify */
+    const struct io_stats *prefill; /* run with prefill = yes, else NULL */
     uint64_t seed;
     bool interrupted;
     const char *error;            /* non-NULL: the run could not go on */
@@ -40,6 +42,8 @@ struct report {
     uint64_t journal_stalls, checkpoints;
     uint64_t doubtful_writes;     /* reissued writes: either generation allowed */
     const struct event_log *events; /* path and lab events, may be NULL */
+    const struct fault *faults;   /* the run's faults and what happened to them */
+    unsigned nfaults;
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
 };

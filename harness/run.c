@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "events.h"
 #include "lab.h"
+#include "timeline.h"
 #include "report.h"
 #include "scenario.h"
 #include "units.h"
@@ -82,6 +83,37 @@ static uint64_t random64(void)
     if (getrandom(&v, sizeof v, 0) != sizeof v)
         v = wall_ns() ^ ((uint64_t)getpid() << 32);
     return v ? v : 1;
+}
+
+/* What a corrupt fault may write to when the scenario names no path. */
+static const char *target_of(const struct scenario *sc, const struct lab *lab)
+{
+    if (strcmp(sc->target.kind, "iscsi") == 0)
+        return lab ? lab->lun : NULL;
+    return sc->target.path;
+}
+
+struct start_ctx {
+    struct timeline *tl;
+    struct event_log *events;
+};
+
+/* The crew's hook at time zero: events count from here, faults start. */
+static void start_faults(void *ctx, uint64_t t0)
+{
+    struct start_ctx *s = ctx;
+    char err[512];
+    s->events->t0 = t0;
+    if (timeline_start(s->tl, t0, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        stop_workload = 1; /* no half run: end at once, still report */
+    }
+}
+
+/* The crew's hook between workload and sweep: every fault cleared. */
+static void finish_faults(void *ctx)
+{
+    timeline_finish(ctx);
 }
 
 /* The report fields both verbs fill from the crew the same way. */
@@ -172,16 +204,33 @@ int cmd_run(const struct run_opts *o)
 
     struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
                         .events = &events, .quiet = o->quiet, .t0 = t0};
+    struct timeline *tl = calloc(1, sizeof *tl);
     int code;
-    if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
+    if (!tl) {
+        fprintf(stderr, "faultline: out of memory\n");
+        code = 2;
+    } else if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        crew_close(&crew);
+        code = 2;
+    } else if (timeline_prepare(tl, &sc, have_lab ? &lab : NULL, dir, &events,
+                                target_of(&sc, have_lab ? &lab : NULL), crew.capacity,
+                                base.run_id, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
         code = 2;
     } else {
         if (!o->quiet)
-            fprintf(stderr, "faultline: %s on %s, %u worker%s, for %.1f s; run directory %s\n",
-                    sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s",
-                    (double)sc.duration_ns / 1e9, dir);
+            fprintf(stderr, "faultline: %s on %s, %u worker%s, %u fault%s, for %.1f s; run "
+                            "directory %s\n",
+                    sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s", tl->n,
+                    tl->n == 1 ? "" : "s", (double)sc.duration_ns / 1e9, dir);
+        /* Time zero is the start of the workload: faults count from there. */
+        struct start_ctx sctx = {.tl = tl, .events = &events};
+        crew.on_start = start_faults;
+        crew.on_start_ctx = &sctx;
+        crew.between = finish_faults;
+        crew.between_ctx = tl;
         crew_run(&crew);
         struct run_meta meta = crew.w[0].meta;
         meta.nblocks = meta.total_blocks;
@@ -192,7 +241,14 @@ int cmd_run(const struct run_opts *o)
         rep.journal_stalls = crew.journal_stalls;
         rep.checkpoints = crew.checkpoints;
         rep.doubtful_writes = crew.doubtful_writes;
+        rep.prefill = sc.workload.prefill ? &crew.prefilled : NULL;
+        rep.faults = tl->faults;
+        rep.nfaults = tl->n;
         code = finish(&rep, &crew, &events);
+    }
+    if (tl) {
+        timeline_free(tl); /* clears anything still active, on every path */
+        free(tl);
     }
     if (have_lab && lab_created && !o->keep_lab) {
         if (lab_down("iscsi", lab.prefix, err, sizeof err) != 0) {

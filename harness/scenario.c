@@ -9,7 +9,10 @@
 #include "ini.h"
 #include "units.h"
 
-enum ktype { K_STRING, K_SIZE, K_DURATION, K_PERCENT, K_BOOL, K_COUNT, K_CHOICE };
+enum ktype { K_STRING, K_SIZE, K_DURATION, K_PERCENT, K_BOOL, K_COUNT, K_CHOICE, K_RATE };
+
+/* Where a key's field lives: the scenario, one [fault NAME] or one [host NAME]. */
+enum kbase { IN_SCENARIO, IN_FAULT, IN_HOST };
 
 struct key {
     const char *section;
@@ -21,91 +24,189 @@ struct key {
     size_t len;          /* K_STRING: buffer size */
     uint64_t min, max;   /* K_COUNT, K_SIZE, K_DURATION: allowed range (max 0: none) */
     const char *help;
+    enum kbase base;
 };
 
 #define F(field) offsetof(struct scenario, field), sizeof(((struct scenario *)0)->field)
+#define FF(field) offsetof(struct fault_spec, field), sizeof(((struct fault_spec *)0)->field)
+#define FH(field) offsetof(struct host_spec, field), sizeof(((struct host_spec *)0)->field)
+#define AT_MOST_A_DAY 86400000000000ull
 
 static const struct key keys[] = {
     {"scenario", "name", K_STRING, NULL, NULL, F(name), 0, 0,
-     "names the run and its directory (default: the file name without .scn)"},
+     "names the run and its directory (default: the file name without .scn)", IN_SCENARIO},
     {"scenario", "description", K_STRING, NULL, NULL, F(description), 0, 0,
-     "one line for the report"},
+     "one line for the report", IN_SCENARIO},
     {"scenario", "duration", K_DURATION, "10s", NULL, F(duration_ns), 1000000, 0,
-     "how long the workload runs (then: final flush and a sweep over every written block)"},
+     "how long the workload runs (then: final flush and a sweep over every written block)", IN_SCENARIO},
     {"scenario", "seed", K_COUNT, NULL, NULL, F(seed), 0, 0,
      "seed of the op sequence; the same seed repeats the same ops (default: random, "
-     "printed in the report)"},
+     "printed in the report)", IN_SCENARIO},
     {"scenario", "journal", K_BOOL, "yes", NULL, F(journal), 0, 0,
-     "journal write intents so that `faultline verify` works even after a crash"},
+     "journal write intents so that `faultline verify` works even after a crash", IN_SCENARIO},
     {"scenario", "journal_segment", K_SIZE, NULL, NULL, F(journal_segment), 1u << 16, 0,
      "journal size before a state checkpoint starts a new segment (default: 64 MiB or 4 "
-     "times the state map, the larger)"},
+     "times the state map, the larger)", IN_SCENARIO},
     {"scenario", "findings_limit", K_COUNT, "10000", NULL, F(findings_limit), 1, 0,
-     "findings listed in detail (counts always cover all)"},
+     "findings listed in detail (counts always cover all)", IN_SCENARIO},
+    {"scenario", "allow_destructive", K_BOOL, "no", NULL, F(allow_destructive), 0, 0,
+     "corrupt faults may overwrite data (of the target, or of allow_paths)", IN_SCENARIO},
+    {"scenario", "allow_paths", K_STRING, NULL, NULL, F(allow_paths), 0, 0,
+     "comma-separated files or devices corrupt may write to besides the target", IN_SCENARIO},
     {"scenario", "lab", K_CHOICE, "none", "none|iscsi", F(lab_choice), 0, 0,
      "bring up this embedded lab for the run (and take it down after, unless --keep-lab); an "
-     "iscsi target without portals then means the lab LUN through both controllers"},
+     "iscsi target without portals then means the lab LUN through both controllers", IN_SCENARIO},
 
     {"target", "kind", K_STRING, NULL, NULL, F(target.kind), 0, 0,
-     "file or blockdev (required)"},
+     "file or blockdev (required)", IN_SCENARIO},
     {"target", "path", K_STRING, NULL, NULL, F(target.path), 0, 0,
-     "the file or device (required)"},
+     "the file or device (required)", IN_SCENARIO},
     {"target", "size", K_SIZE, NULL, NULL, F(target.size), FL_BLOCK_MIN, 0,
      "bytes to test; a file is created or extended to it (default: the whole device or "
-     "existing file)"},
+     "existing file)", IN_SCENARIO},
     {"target", "sync", K_BOOL, "no", NULL, F(target.sync), 0, 0,
-     "open with O_DSYNC: every write is durable when it completes"},
+     "open with O_DSYNC: every write is durable when it completes", IN_SCENARIO},
     {"target", "portals", K_STRING, NULL, NULL, F(portals_text), 0, 0,
      "iscsi: paths to one LUN, comma-separated iscsi://HOST[:PORT]/IQN/LUN; the first that "
-     "logs in carries I/O, the next takes over when it fails"},
+     "logs in carries I/O, the next takes over when it fails", IN_SCENARIO},
     {"target", "fua", K_BOOL, "no", NULL, F(target.iscsi.fua), 0, 0,
-     "iscsi: every write with FUA, durable when it completes"},
+     "iscsi: every write with FUA, durable when it completes", IN_SCENARIO},
     {"target", "command_timeout", K_DURATION, "5s", NULL, F(command_timeout_ns), 1000000000ull,
-     3600000000000ull, "iscsi: a command unanswered this long fails its path (whole seconds)"},
+     3600000000000ull, "iscsi: a command unanswered this long fails its path (whole seconds)", IN_SCENARIO},
     {"target", "tcp_user_timeout", K_DURATION, "5s", NULL, F(tcp_user_timeout_ns), 100000000ull,
-     3600000000000ull, "iscsi: data unacknowledged this long breaks the connection"},
+     3600000000000ull, "iscsi: data unacknowledged this long breaks the connection", IN_SCENARIO},
     {"target", "nop_interval", K_DURATION, "1s", NULL, F(nop_interval_ns), 100000000ull,
-     3600000000000ull, "iscsi: a NOP-Out on every path this often"},
+     3600000000000ull, "iscsi: a NOP-Out on every path this often", IN_SCENARIO},
     {"target", "nop_missed", K_COUNT, "3", NULL, F(nop_missed), 1, 1000,
-     "iscsi: NOP-Outs without answer before the path counts as dead"},
+     "iscsi: NOP-Outs without answer before the path counts as dead", IN_SCENARIO},
     {"target", "io_timeout", K_DURATION, "30s", NULL, F(io_timeout_ns), 1000000000ull, 0,
-     "iscsi: an I/O that finds no healthy path this long fails"},
+     "iscsi: an I/O that finds no healthy path this long fails", IN_SCENARIO},
     {"target", "login_timeout", K_DURATION, "10s", NULL, F(login_timeout_ns), 1000000000ull, 0,
-     "iscsi: connecting and logging in on a path"},
+     "iscsi: connecting and logging in on a path", IN_SCENARIO},
     {"target", "retry_interval", K_DURATION, "1s", NULL, F(retry_interval_ns), 100000000ull, 0,
-     "iscsi: a dead path is tried again this often"},
+     "iscsi: a dead path is tried again this often", IN_SCENARIO},
 
     {"workload", "block", K_SIZE, "4KiB", NULL, F(block), FL_BLOCK_MIN, FL_BLOCK_MAX,
-     "block size, 512 B to 1 MiB in steps of 512 B"},
+     "block size, 512 B to 1 MiB in steps of 512 B", IN_SCENARIO},
     {"workload", "pattern", K_CHOICE, "random", "random|sequential", F(pattern_choice), 0, 0,
-     "which block comes next"},
+     "which block comes next", IN_SCENARIO},
     {"workload", "read", K_PERCENT, "50%", NULL, F(workload.read_pct), 0, 0,
-     "share of reads; every read is verified"},
+     "share of reads; every read is verified", IN_SCENARIO},
     {"workload", "depth", K_COUNT, "8", NULL, F(depth), 1, 4096,
-     "reads and writes in flight"},
+     "reads and writes in flight", IN_SCENARIO},
     {"workload", "flush", K_COUNT, "64", NULL, F(flush), 0, 0,
      "writes between flushes (fdatasync), counted per worker; 0: only at the end of the "
-     "run"},
+     "run", IN_SCENARIO},
     {"workload", "direct", K_BOOL, "no", NULL, F(direct), 0, 0,
-     "O_DIRECT for files (block devices always use it)"},
+     "O_DIRECT for files (block devices always use it)", IN_SCENARIO},
     {"workload", "engine", K_CHOICE, "auto", "auto|io_uring|sync", F(engine_choice), 0, 0,
      "how I/O is issued: io_uring keeps `depth` I/Os in flight from one thread; sync runs "
      "one thread per I/O in flight with pread/pwrite (auto: io_uring with O_DIRECT, sync "
-     "for buffered files, where the kernel would hand io_uring's work to helper threads)"},
+     "for buffered files, where the kernel would hand io_uring's work to helper threads)", IN_SCENARIO},
+    {"workload", "prefill", K_BOOL, "no", NULL, F(prefill), 0, 0,
+     "write every block once before the timed workload, so that even read = 100% verifies "
+     "real data (times of those writes count as 0)", IN_SCENARIO},
     {"workload", "workers", K_COUNT, NULL, NULL, F(workers), 1, 256,
      "io_uring (or iscsi) threads sharing `depth`, each owning every workers-th block "
-     "(default 1)"},
+     "(default 1)", IN_SCENARIO},
 
     {"lab", "write_cache", K_BOOL, "off", NULL, F(lab_write_cache), 0, 0,
      "the lab LUN acknowledges writes from its cache (on) or only once they are on disk "
-     "(off)"},
+     "(off)", IN_SCENARIO},
     {"lab", "size", K_SIZE, "256MiB", NULL, F(lab_size), 1u << 20, 0,
-     "size of the lab LUN (a sparse file shared by both controllers)"},
+     "size of the lab LUN (a sparse file shared by both controllers)", IN_SCENARIO},
+
+    {"fault", "action", K_CHOICE, NULL, NULL, FF(action_choice), 0, 0,
+     "what happens (required): link-down, port-down, port-flap, switch-down, partition, loss, "
+     "bandwidth, kill, pause, restart, corrupt, command", IN_FAULT},
+    {"fault", "host", K_STRING, "local", NULL, FF(host), 0, 0,
+     "where: a lab host (client, ctrl-a, ctrl-b), local, or a [host NAME]", IN_FAULT},
+    {"fault", "at", K_DURATION, "0s", NULL, FF(at_ns), 0, AT_MOST_A_DAY,
+     "when, counted from the start of the workload", IN_FAULT},
+    {"fault", "duration", K_DURATION, NULL, NULL, FF(duration_ns), 1000000, AT_MOST_A_DAY,
+     "how long (default: until the end of the workload, and cleared then)", IN_FAULT},
+    {"fault", "count", K_COUNT, "3", NULL, FF(count), 1, 100000, "port-flap: bounces",
+     IN_FAULT},
+    {"fault", "period", K_DURATION, "2s", NULL, FF(period_ns), 2000000, AT_MOST_A_DAY,
+     "port-flap: one bounce every period, down for half of it", IN_FAULT},
+    {"fault", "peers", K_STRING, NULL, NULL, FF(peers), 0, 0,
+     "partition: hosts to cut off from (default: every other host, the client included)",
+     IN_FAULT},
+    {"fault", "direction", K_CHOICE, "both", "both|in|out", FF(direction_choice), 0, 0,
+     "partition, loss, bandwidth: which traffic of the host", IN_FAULT},
+    {"fault", "percent", K_PERCENT, NULL, NULL, FF(percent), 0, 0,
+     "loss: share of packets dropped (required)", IN_FAULT},
+    {"fault", "port", K_COUNT, NULL, NULL, FF(port), 1, 65535,
+     "loss: only TCP to or from this port (3260 for iSCSI)", IN_FAULT},
+    {"fault", "rate", K_RATE, NULL, NULL, FF(rate_bps), 0, 0,
+     "bandwidth: the cap (required), e.g. 10mbit", IN_FAULT},
+    {"fault", "burst", K_SIZE, NULL, NULL, FF(burst), 1500, 1u << 24,
+     "bandwidth: bucket size (default 10 ms of the rate)", IN_FAULT},
+    {"fault", "interface", K_STRING, NULL, NULL, FF(interface), 0, 0,
+     "link-down, bandwidth: the host's interface (lab hosts know theirs)", IN_FAULT},
+    {"fault", "switch_port", K_STRING, NULL, NULL, FF(switch_port), 0, 0,
+     "port-down, port-flap, bandwidth: the switch port facing the host (lab hosts know theirs)",
+     IN_FAULT},
+    {"fault", "switch", K_STRING, NULL, NULL, FF(switch_name), 0, 0,
+     "switch-down: the bridge (default: the lab's switch)", IN_FAULT},
+    {"fault", "process", K_STRING, NULL, NULL, FF(process), 0, 0,
+     "kill, pause, restart: process name (default on a lab host: its service, tgtd)", IN_FAULT},
+    {"fault", "pidfile", K_STRING, NULL, NULL, FF(pidfile), 0, 0,
+     "kill, pause: the process whose PID this file holds", IN_FAULT},
+    {"fault", "pid", K_COUNT, NULL, NULL, FF(pid), 1, 4194304, "kill, pause: this PID",
+     IN_FAULT},
+    {"fault", "restart_after", K_DURATION, NULL, NULL, FF(restart_after_ns), 1000000,
+     AT_MOST_A_DAY, "kill: start a lab host's service again this much later", IN_FAULT},
+    {"fault", "path", K_STRING, NULL, NULL, FF(path), 0, 0,
+     "corrupt: file or device (default: the scenario's target; for the iscsi lab its LUN)",
+     IN_FAULT},
+    {"fault", "offset", K_SIZE, "0", NULL, FF(offset), 0, 0, "corrupt: first byte", IN_FAULT},
+    {"fault", "length", K_SIZE, NULL, NULL, FF(length), 1, 0, "corrupt: bytes from offset",
+     IN_FAULT},
+    {"fault", "blocks", K_COUNT, NULL, NULL, FF(blocks), 1, 64,
+     "corrupt: this many random blocks (of the workload's block size) instead", IN_FAULT},
+    {"fault", "mode", K_CHOICE, "random", "random|zero|bitflip", FF(mode_choice), 0, 0,
+     "corrupt: random bytes, zeroes, or one bit flipped in every byte", IN_FAULT},
+    {"fault", "seed", K_COUNT, NULL, NULL, FF(seed), 0, 0,
+     "corrupt: which blocks and bytes (default: random, in the report)", IN_FAULT},
+    {"fault", "command", K_STRING, NULL, NULL, FF(command), 0, 0,
+     "command: run with /bin/sh -c on the host at inject (required)", IN_FAULT},
+    {"fault", "undo", K_STRING, NULL, NULL, FF(undo), 0, 0,
+     "command: run at clear, and by faultline cleanup after a crash", IN_FAULT},
+
+    {"host", "netns", K_STRING, NULL, NULL, FH(netns), 0, 0,
+     "the network namespace the host lives in (default: ours)", IN_HOST},
+    {"host", "interface", K_STRING, NULL, NULL, FH(interface), 0, 0,
+     "its network interface (inside netns)", IN_HOST},
+    {"host", "switch_port", K_STRING, NULL, NULL, FH(port), 0, 0,
+     "the switch (bridge) port facing it, in our namespace", IN_HOST},
+    {"host", "address", K_STRING, NULL, NULL, FH(address), 0, 0,
+     "its IPv4 address (for partitions)", IN_HOST},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"scenario", "target", "workload", "lab"};
+static const char *const sections[] = {"scenario", "target", "workload", "lab", "fault", "host"};
+
+/* The keys each fault action takes besides action, host and at.  A key of
+ * another action in a [fault] section is a mistake worth naming. */
+static const struct {
+    const char *action;
+    const char *keys;
+} action_keys[] = {
+    {"link-down", " duration interface "},
+    {"port-down", " duration switch_port "},
+    {"port-flap", " switch_port count period "},
+    {"switch-down", " duration switch "},
+    {"partition", " duration peers direction "},
+    {"loss", " duration percent port direction "},
+    {"bandwidth", " duration rate burst direction interface switch_port "},
+    {"kill", " process pidfile pid restart_after "},
+    {"pause", " duration process pidfile pid "},
+    {"restart", " process pidfile pid "},
+    {"corrupt", " path offset length blocks mode seed "},
+    {"command", " duration command undo "},
+};
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
 static size_t edit_distance(const char *a, const char *b)
@@ -162,10 +263,9 @@ static void unknown_key_hint(const char *section, const char *key, char *out, si
         snprintf(out, n, " (known keys: %s)", known);
 }
 
-static int set_value(struct scenario *sc, const struct key *k, const char *value, char *why,
-                     size_t n)
+static int set_value(void *base, const struct key *k, const char *value, char *why, size_t n)
 {
-    char *field = (char *)sc + k->off;
+    char *field = (char *)base + k->off;
     uint64_t u;
     switch (k->type) {
     case K_STRING:
@@ -174,6 +274,11 @@ static int set_value(struct scenario *sc, const struct key *k, const char *value
             return -1;
         }
         memcpy(field, value, strlen(value) + 1);
+        return 0;
+    case K_RATE:
+        if (parse_rate(value, &u, why, n) != 0)
+            return -1;
+        memcpy(field, &u, sizeof u);
         return 0;
     case K_SIZE:
     case K_DURATION:
@@ -211,7 +316,7 @@ static int set_value(struct scenario *sc, const struct key *k, const char *value
         return 0;
     }
     case K_CHOICE: {
-        const char *c = k->choices;
+        const char *c = k->choices ? k->choices : fault_actions;
         int idx = 0;
         size_t vl = strlen(value);
         while (*c) {
@@ -223,7 +328,7 @@ static int set_value(struct scenario *sc, const struct key *k, const char *value
             c += l + (c[l] == '|');
             idx++;
         }
-        snprintf(why, n, "'%s' is not one of %s", value, k->choices);
+        snprintf(why, n, "'%s' is not one of %s", value, k->choices ? k->choices : fault_actions);
         return -1;
     }
     }
@@ -238,18 +343,24 @@ void scenario_use_portals(struct scenario *sc, char urls[][FL_URL_MAX], unsigned
         snprintf(c->portals[c->nportals++], FL_URL_MAX, "%s", urls[i]);
 }
 
-static int set_defaults(struct scenario *sc, char *err, size_t n)
+/* Defaults of every key of one base (the scenario, a fault, a host). */
+static int set_defaults_of(void *base, enum kbase which, char *err, size_t n)
 {
     for (size_t i = 0; i < NKEYS; i++) {
-        if (!keys[i].def)
+        if (!keys[i].def || keys[i].base != which)
             continue;
         char why[256];
-        if (set_value(sc, &keys[i], keys[i].def, why, sizeof why) != 0) {
+        if (set_value(base, &keys[i], keys[i].def, why, sizeof why) != 0) {
             snprintf(err, n, "internal: default of %s.%s: %s", keys[i].section, keys[i].key, why);
             return -1;
         }
     }
     return 0;
+}
+
+static int set_defaults(struct scenario *sc, char *err, size_t n)
+{
+    return set_defaults_of(sc, IN_SCENARIO, err, n);
 }
 
 /* Name of the scenario from its file: basename without ".scn". */
@@ -383,6 +494,85 @@ static int check_whole(struct scenario *sc, const struct ini *ini, char *err, si
     return 0;
 }
 
+/* The field block a section's keys write into: the scenario, or a new
+ * fault or host.  NULL with err when there is no room or a name repeats. */
+static void *section_base(const struct ini *ini, const struct ini_section *s,
+                          struct scenario *sc, char *err, size_t n)
+{
+    bool fault = strcmp(s->type, "fault") == 0, host = strcmp(s->type, "host") == 0;
+    if (!fault && !host)
+        return sc;
+    if (!s->name) {
+        snprintf(err, n, "%s:%d: [%s] needs a name: [%s NAME]", ini->file, s->line, s->type,
+                 s->type);
+        return NULL;
+    }
+    if (fault) {
+        for (unsigned i = 0; i < sc->nfaults; i++)
+            if (strcmp(sc->faults[i].name, s->name) == 0) {
+                snprintf(err, n, "%s:%d: a second [fault %s] (the first is at line %d)",
+                         ini->file, s->line, s->name, sc->faults[i].line);
+                return NULL;
+            }
+        if (sc->nfaults == FL_MAX_FAULTS) {
+            snprintf(err, n, "%s:%d: at most %d faults", ini->file, s->line, FL_MAX_FAULTS);
+            return NULL;
+        }
+        struct fault_spec *f = &sc->faults[sc->nfaults++];
+        memset(f, 0, sizeof *f);
+        f->action_choice = -1;
+        f->line = s->line;
+        snprintf(f->name, sizeof f->name, "%s", s->name);
+        if (set_defaults_of(f, IN_FAULT, err, n) != 0)
+            return NULL;
+        return f;
+    }
+    for (unsigned i = 0; i < sc->nhosts; i++)
+        if (strcmp(sc->hosts[i].name, s->name) == 0) {
+            snprintf(err, n, "%s:%d: a second [host %s] (the first is at line %d)", ini->file,
+                     s->line, s->name, sc->hosts[i].line);
+            return NULL;
+        }
+    if (sc->nhosts == FL_MAX_HOSTS) {
+        snprintf(err, n, "%s:%d: at most %d hosts", ini->file, s->line, FL_MAX_HOSTS);
+        return NULL;
+    }
+    struct host_spec *h = &sc->hosts[sc->nhosts++];
+    memset(h, 0, sizeof *h);
+    h->line = s->line;
+    snprintf(h->name, sizeof h->name, "%s", s->name);
+    return h;
+}
+
+/* A key of [fault] the section's action does not take. */
+static int check_fault_keys(const struct ini *ini, const struct ini_section *s,
+                            const struct fault_spec *f, char *err, size_t n)
+{
+    if (f->action_choice < 0) {
+        snprintf(err, n, "%s:%d: [fault %s] needs action (%s)", ini->file, s->line, f->name,
+                 fault_actions);
+        return -1;
+    }
+    const char *action = fault_action_name(f->action_choice);
+    const char *takes = "";
+    for (size_t i = 0; i < sizeof action_keys / sizeof action_keys[0]; i++)
+        if (strcmp(action_keys[i].action, action) == 0)
+            takes = action_keys[i].keys;
+    for (size_t k = 0; k < s->n; k++) {
+        const char *key = s->entries[k].key;
+        if (!strcmp(key, "action") || !strcmp(key, "host") || !strcmp(key, "at"))
+            continue;
+        char word[40];
+        snprintf(word, sizeof word, " %s ", key);
+        if (!strstr(takes, word)) {
+            snprintf(err, n, "%s:%d: '%s' does not apply to action %s (it takes:%s)", ini->file,
+                     s->entries[k].line, key, action, takes);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
 {
     for (size_t i = 0; i < ini->n; i++) {
@@ -391,26 +581,30 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
         while (t < NSECTIONS && strcmp(sections[t], s->type) != 0)
             t++;
         if (t == NSECTIONS) {
-            snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, lab)",
-                     ini->file, s->line, s->type);
+            snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, "
+                     "lab, fault NAME, host NAME)", ini->file, s->line, s->type);
             return -1;
         }
-        if (s->name && strcmp(s->type, "workload") != 0 && strcmp(s->type, "lab") != 0) {
+        bool named = strcmp(s->type, "fault") == 0 || strcmp(s->type, "host") == 0;
+        if (s->name && !named && strcmp(s->type, "workload") != 0) {
             snprintf(err, n, "%s:%d: [%s] takes no name", ini->file, s->line, s->type);
             return -1;
         }
-        for (size_t j = 0; j < i; j++)
+        for (size_t j = 0; j < i && !named; j++)
             if (strcmp(ini->sections[j].type, s->type) == 0) {
                 snprintf(err, n, "%s:%d: a second [%s] section (the first is at line %d); one "
                          "%s per scenario", ini->file, s->line, s->type, ini->sections[j].line,
                          s->type);
                 return -1;
             }
+        void *base = section_base(ini, s, sc, err, n);
+        if (!base)
+            return -1;
         for (size_t k = 0; k < s->n; k++) {
             const struct ini_entry *e = &s->entries[k];
             const struct key *spec = find_key(s->type, e->key);
             if (!spec) {
-                char hint[640];
+                char hint[1400];
                 unknown_key_hint(s->type, e->key, hint, sizeof hint);
                 snprintf(err, n, "%s:%d: unknown key '%s' in [%s]%s", ini->file, e->line, e->key,
                          s->type, hint);
@@ -423,18 +617,81 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
                     return -1;
                 }
             char why[300];
-            if (set_value(sc, spec, e->value, why, sizeof why) != 0) {
+            if (set_value(base, spec, e->value, why, sizeof why) != 0) {
                 snprintf(err, n, "%s:%d: %s: %s", ini->file, e->line, e->key, why);
                 return -1;
             }
-            if (strcmp(e->key, "seed") == 0)
-                sc->seed_given = true;
+            if (strcmp(e->key, "seed") == 0) {
+                if (base == sc)
+                    sc->seed_given = true;
+                else
+                    ((struct fault_spec *)base)->seed_given = true;
+            }
             if (strcmp(s->type, "target") == 0 && strcmp(e->key, "kind") == 0 &&
                 !backend_find(e->value)) {
                 snprintf(err, n, "%s:%d: kind: unknown target kind '%s' (known: %s)", ini->file,
                          e->line, e->value, backend_kinds());
                 return -1;
             }
+        }
+        if (strcmp(s->type, "fault") == 0 && check_fault_keys(ini, s, base, err, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* What only the whole scenario can tell about its faults: hosts exist,
+ * required keys are there, destructive faults are allowed. */
+static int check_faults(const struct scenario *sc, const char *file, char *err, size_t n)
+{
+    static const char *const lab_hosts[] = {"client", "ctrl-a", "ctrl-b"};
+    for (unsigned i = 0; i < sc->nfaults; i++) {
+        const struct fault_spec *f = &sc->faults[i];
+        const char *action = fault_action_name(f->action_choice);
+        bool known = strcmp(f->host, "local") == 0;
+        for (unsigned h = 0; h < sc->nhosts && !known; h++)
+            known = strcmp(sc->hosts[h].name, f->host) == 0;
+        for (int h = 0; h < 3 && !known && sc->lab_choice == 1; h++)
+            known = strcmp(lab_hosts[h], f->host) == 0;
+        if (!known) {
+            snprintf(err, n, "%s:%d: [fault %s] host '%s' is neither a lab host%s, local, nor a "
+                     "[host NAME] of this scenario", file, f->line, f->name, f->host,
+                     sc->lab_choice == 1 ? " (client, ctrl-a, ctrl-b)" : " (there is no lab)");
+            return -1;
+        }
+        if (strcmp(action, "loss") == 0 && f->percent == 0) {
+            snprintf(err, n, "%s:%d: [fault %s] loss needs percent", file, f->line, f->name);
+            return -1;
+        }
+        if (strcmp(action, "bandwidth") == 0 && f->rate_bps == 0) {
+            snprintf(err, n, "%s:%d: [fault %s] bandwidth needs rate (e.g. 10mbit)", file,
+                     f->line, f->name);
+            return -1;
+        }
+        if (strcmp(action, "command") == 0 && !f->command[0]) {
+            snprintf(err, n, "%s:%d: [fault %s] command needs command", file, f->line, f->name);
+            return -1;
+        }
+        if (strcmp(action, "corrupt") == 0) {
+            if (!sc->allow_destructive) {
+                snprintf(err, n, "%s:%d: refusing [fault %s] (corrupt): it needs [scenario] "
+                         "allow_destructive = yes", file, f->line, f->name);
+                return -1;
+            }
+            if (!f->length && !f->blocks) {
+                snprintf(err, n, "%s:%d: [fault %s] corrupt needs offset and length, or blocks",
+                         file, f->line, f->name);
+                return -1;
+            }
+            if (f->length && f->blocks) {
+                snprintf(err, n, "%s:%d: [fault %s] corrupt takes length or blocks, not both",
+                         file, f->line, f->name);
+                return -1;
+            }
+        }
+        if (strcmp(action, "port-flap") == 0 && f->period_ns < 2000000) {
+            snprintf(err, n, "%s:%d: [fault %s] period is too short", file, f->line, f->name);
+            return -1;
         }
     }
     return 0;
@@ -449,6 +706,7 @@ static void derive(struct scenario *sc)
     w->flush_every = sc->flush > UINT32_MAX ? UINT32_MAX : (unsigned)sc->flush;
     w->duration_ns = sc->duration_ns;
     w->seed = sc->seed;
+    w->prefill = sc->prefill;
     sc->target.direct = sc->direct || strcmp(sc->target.kind, "blockdev") == 0;
     sc->target.engine = sc->engine_choice == 1   ? ENGINE_URING
                         : sc->engine_choice == 2 ? ENGINE_SYNC
@@ -481,6 +739,8 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
     int rc = bind(&ini, sc, err, errlen);
     if (rc == 0)
         rc = check_whole(sc, &ini, err, errlen);
+    if (rc == 0)
+        rc = check_faults(sc, file, err, errlen);
     ini_free(&ini);
     if (rc != 0)
         return -1;
@@ -517,6 +777,8 @@ static const char *type_name(enum ktype t)
         return "count";
     case K_CHOICE:
         return "choice";
+    case K_RATE:
+        return "rate";
     }
     return "?";
 }
@@ -524,19 +786,24 @@ static const char *type_name(enum ktype t)
 void scenario_reference(FILE *out)
 {
     for (size_t s = 0; s < NSECTIONS; s++) {
-        fprintf(out, "[%s]\n", sections[s]);
+        bool named = strcmp(sections[s], "fault") == 0 || strcmp(sections[s], "host") == 0;
+        fprintf(out, "[%s%s]\n", sections[s], named ? " NAME" : "");
         for (size_t i = 0; i < NKEYS; i++) {
             const struct key *k = &keys[i];
             if (strcmp(k->section, sections[s]) != 0)
                 continue;
             fprintf(out, "  %-16s %-9s", k->key,
-                    k->type == K_CHOICE ? k->choices : type_name(k->type));
+                    k->type == K_CHOICE && k->choices ? k->choices : type_name(k->type));
             if (k->def)
                 fprintf(out, " default %s", k->def);
             fprintf(out, "\n      %s\n", k->help);
         }
         fprintf(out, "\n");
     }
+    for (size_t i = 0; i < sizeof action_keys / sizeof action_keys[0]; i++)
+        fprintf(out, "%s %-12s takes%s\n", i ? "      " : "Faults:", action_keys[i].action,
+                action_keys[i].keys);
+    fprintf(out, "\n");
     fprintf(out, "Sizes: 512, 4k, 4KiB, 64MiB, 1GiB (binary units, as in fio).\n"
                  "Durations: 500ms, 10s, 2m, 1h; a bare number is seconds.\n"
                  "Comments start with # or ; (inline: after a blank).\n");

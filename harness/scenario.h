@@ -11,6 +11,8 @@
  *   [target]    kind, path, size, sync; for iscsi: portals, fua, timeouts
  *   [workload]  block, pattern, read, depth, flush, direct, engine, workers
  *   [lab]       write_cache, size (the embedded lab a scenario brings up)
+ *   [fault N]   action, host, at, duration and the action's own keys
+ *   [host N]    netns, interface, switch_port, address (hosts outside the lab)
  */
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H
@@ -21,6 +23,7 @@
 #include <stdio.h>
 
 #include "../workloads/backend.h"
+#include "../faults/fault.h"
 #include "../workloads/engine.h"
 
 struct scenario {
@@ -28,6 +31,12 @@ struct scenario {
     char name[128];
     char description[256];
     int lab_choice;           /* index into "none|iscsi" */
+    bool allow_destructive;   /* corrupt faults may run */
+    char allow_paths[1024];   /* more paths corrupt may write to */
+    struct fault_spec faults[FL_MAX_FAULTS]; /* [fault NAME], in file order */
+    unsigned nfaults;
+    struct host_spec hosts[FL_MAX_HOSTS];    /* [host NAME] */
+    unsigned nhosts;
     bool lab_write_cache;     /* [lab] write_cache */
     uint64_t lab_size;        /* [lab] size of the shared LUN */
     uint64_t duration_ns;
@@ -45,7 +54,7 @@ struct scenario {
     uint64_t command_timeout_ns, tcp_user_timeout_ns, nop_interval_ns, nop_missed;
     uint64_t io_timeout_ns, login_timeout_ns, retry_interval_ns;
     uint64_t block, depth, flush, workers;
-    bool direct;
+    bool direct, prefill;
 };
 
 /* Parses and checks a scenario file.  0, or -1 with "file:line: why". */

@@ -26,6 +26,38 @@ int parse_count(const char *s, uint64_t *out, char *why, size_t n)
     return 0;
 }
 
+int parse_rate(const char *s, uint64_t *out, char *why, size_t n)
+{
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0 || !isfinite(v)) {
+        snprintf(why, n, "'%s' is not a rate (examples: 10mbit, 500kbit, 1gbit)", s);
+        return -1;
+    }
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *suffix;
+        double bits;
+    } units[] = {{"bit", 1},     {"kbit", 1e3},   {"mbit", 1e6},   {"gbit", 1e9},
+                 {"bps", 8},     {"kbps", 8e3},   {"mbps", 8e6},   {"gbps", 8e9}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcasecmp(end, units[i].suffix) != 0)
+            continue;
+        double bits = v * units[i].bits;
+        if (bits < 8000 || bits > 1e12) {
+            snprintf(why, n, "'%s' is out of range (8kbit to 1000gbit)", s);
+            return -1;
+        }
+        *out = (uint64_t)bits;
+        return 0;
+    }
+    snprintf(why, n, "unknown rate unit in '%s' (use kbit, mbit, gbit, or kbps, mbps for bytes)",
+             s);
+    return -1;
+}
+
 int parse_size(const char *s, uint64_t *out, char *why, size_t n)
 {
     if (!isdigit((unsigned char)*s)) {

@@ -7,6 +7,7 @@
  *   percent   50% or 50, from 0 to 100.
  *   bool      yes/no, true/false, on/off, 1/0.
  *   count     a whole number.
+ *   rate      10mbit, 500kbit, 1gbit (bits/s); 10mbps (bytes/s), as in tc.
  *
  * Each parser returns 0, or -1 with a short reason in why (no file:line:
  * the caller adds that).
@@ -23,6 +24,10 @@ int parse_duration(const char *s, uint64_t *ns, char *why, size_t n);
 int parse_percent(const char *s, unsigned *out, char *why, size_t n);
 int parse_bool(const char *s, bool *out, char *why, size_t n);
 int parse_count(const char *s, uint64_t *out, char *why, size_t n);
+
+/* A rate as tc writes it: bits per second with bit, kbit, mbit, gbit
+ * (decimal), bytes per second with bps, kbps, mbps, gbps.  *out in bits/s. */
+int parse_rate(const char *s, uint64_t *out, char *why, size_t n);
 
 /* "64 MiB", "4 KiB", "512 B": the largest binary unit that divides exactly. */
 void format_size(uint64_t bytes, char *out, size_t n);

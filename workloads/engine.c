@@ -42,6 +42,7 @@ struct run {
     bool need_flush;
     uint64_t segment_limit;
     uint64_t stalled_on; /* commit ticket of the last journal stall counted */
+    bool prefill;        /* every block once, in order, writes only */
 };
 
 /* xoshiro256**: fast, and reproducible from the scenario seed. */
@@ -78,9 +79,11 @@ static void seed_rng(struct run *r, uint64_t seed)
     }
 }
 
+/* ns since the workload started; 0 before it (prefill). */
 static uint64_t now_rel(const struct engine *e)
 {
-    return mono_ns() - e->t0;
+    uint64_t now = mono_ns();
+    return now > e->t0 ? now - e->t0 : 0;
 }
 
 /* Plans up to n ops and appends the intents of their writes to the journal. */
@@ -91,8 +94,10 @@ static int plan_ops(struct run *r, size_t n)
     uint64_t nb = e->map->nblocks; /* local numbering */
     uint64_t t = now_rel(e);
     for (size_t i = 0; i < n && r->tail - r->head < PLAN_CAP; i++) {
-        bool write = below(r, 100) >= c->read_pct;
-        uint64_t b = c->pattern == PATTERN_RANDOM ? below(r, nb) : r->cursor++ % nb;
+        if (r->prefill && r->cursor >= nb)
+            break; /* every block is planned once */
+        bool write = r->prefill || below(r, 100) >= c->read_pct;
+        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? below(r, nb) : r->cursor++ % nb;
         gen_t g = GEN_NONE;
         if (write) {
             errno = 0;
@@ -224,7 +229,7 @@ static int issue(struct run *r)
 static int complete(struct run *r, struct io *io)
 {
     struct engine *e = r->e;
-    io_stats_add(&e->stats, io);
+    io_stats_add(r->prefill ? &e->prefilled : &e->stats, io);
     switch (io->op) {
     case IO_READ:
         r->data_inflight--;
@@ -348,9 +353,9 @@ static int finish(struct run *r)
     return 0;
 }
 
-int engine_run(struct engine *e)
+static int run_phase(struct engine *e, bool prefill)
 {
-    struct run r = {.e = e, .batch = BATCH_MIN};
+    struct run r = {.e = e, .batch = BATCH_MIN, .prefill = prefill};
     if (e->depth * 8 > r.batch)
         r.batch = e->depth * 8 < BATCH_MAX ? e->depth * 8 : BATCH_MAX;
     r.segment_limit = 4 * statemap_bytes_at_rest(e->map);
@@ -366,9 +371,11 @@ int engine_run(struct engine *e)
                  e->cfg->block_size);
         return -1;
     }
-    memset(&e->stats, 0, sizeof e->stats);
+    struct io_stats *stats = prefill ? &e->prefilled : &e->stats;
+    memset(stats, 0, sizeof *stats);
     int rc = 0;
-    uint64_t start = now_rel(e), end = start + e->cfg->duration_ns;
+    uint64_t start = now_rel(e), end = prefill ? UINT64_MAX : start + e->cfg->duration_ns;
+    uint64_t began = mono_ns();
     uint64_t next_progress = start + 1000000000ull;
     bool stopping = false;
 
@@ -378,7 +385,10 @@ int engine_run(struct engine *e)
             stopping = true;
             e->interrupted = t < end;
         }
-        if (t >= next_progress) {
+        if (prefill && !stopping && r.cursor >= e->map->nblocks && r.head == r.tail &&
+            r.head == r.committed)
+            stopping = true; /* every block written once */
+        if (t >= next_progress && !prefill) {
             report_progress(&r, t);
             next_progress = t + 1000000000ull;
         }
@@ -419,9 +429,20 @@ int engine_run(struct engine *e)
         rc = finish(&r);
     else
         finish(&r); /* best effort: do not free buffers under the kernel */
-    e->stats.ns = now_rel(e) - start;
-    report_progress(&r, now_rel(e));
+    stats->ns = mono_ns() - began;
+    if (!prefill)
+        report_progress(&r, now_rel(e));
     iopool_free(&r.pool);
     free(r.plan);
     return rc;
+}
+
+int engine_run(struct engine *e)
+{
+    return run_phase(e, false);
+}
+
+int engine_prefill(struct engine *e)
+{
+    return run_phase(e, true);
 }

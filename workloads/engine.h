@@ -41,6 +41,7 @@ struct workload_cfg {
     unsigned flush_every; /* each worker's writes between flushes; 0 = at the end */
     uint64_t duration_ns;
     uint64_t seed;        /* op sequence; the same seed gives the same ops */
+    bool prefill;         /* write every block once before the timed phase */
 };
 
 /* Called about once a second while the workload runs. */
@@ -72,6 +73,7 @@ struct engine {
     void *progress_ctx;
     /* outputs */
     struct io_stats stats;
+    struct io_stats prefilled;
     uint64_t journal_stalls; /* times the workload waited for a journal commit */
     uint64_t batch_max;      /* largest planned batch */
     uint64_t checkpoints;
@@ -83,5 +85,11 @@ struct engine {
 /* Runs the workload for cfg->duration_ns.  0 when it ran (findings may
  * exist), -1 when it could not go on (err says why). */
 int engine_run(struct engine *e);
+
+/* Writes every block of the worker once, in order, and flushes: afterwards
+ * each block holds a known durable generation, so that even a read-only
+ * workload verifies real data.  Its writes carry time 0 (e->t0 may be
+ * UINT64_MAX: times before the workload are 0).  Counted in e->prefilled. */
+int engine_prefill(struct engine *e);
 
 #endif

@@ -1,0 +1,79 @@
+/* nftfault — see nftfault.h. */
+#include "nftfault.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../harness/net.h"
+#include "nft.h"
+
+int nftfault_prepare(struct fault *f, const char *what, char *err, size_t errlen)
+{
+    if (f->host.netns[0] && !netns_exists(f->host.netns)) {
+        snprintf(err, errlen, "network namespace %s of host %s does not exist", f->host.netns,
+                 f->host.name);
+        return -1;
+    }
+    /* One table per fault of this run: removing it removes exactly ours. */
+    snprintf(f->table, sizeof f->table, "%s_%s_%u", f->env->tag, what, f->index);
+    char args[160];
+    snprintf(args, sizeof args, "%s %s", f->host.netns[0] ? f->host.netns : "-", f->table);
+    return fault_plan_undo(f, "nft-delete", args);
+}
+
+int nftfault_apply(struct fault *f, const char *rules, char *err, size_t errlen)
+{
+    char cmds[4096];
+    /* Priority -10: before any filter the host has of its own. */
+    snprintf(cmds, sizeof cmds,
+             "add table inet %s\n"
+             "add chain inet %s in { type filter hook input priority -10; policy accept; }\n"
+             "add chain inet %s out { type filter hook output priority -10; policy accept; }\n"
+             "%s",
+             f->table, f->table, f->table, rules);
+    return nft_run_in(f->host.netns, cmds, err, errlen);
+}
+
+void nftfault_peer_set(const struct fault *f, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < f->npeers && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", f->peers[i]);
+}
+
+int nftfault_resolve_peers(struct fault *f, char *err, size_t errlen)
+{
+    f->npeers = 0;
+    const struct fault_env *env = f->env;
+    if (!f->spec.peers[0]) {
+        /* Default: every other host, the client included. */
+        for (unsigned i = 0; i < env->nhosts && f->npeers < FL_MAX_HOSTS; i++)
+            if (strcmp(env->hosts[i].name, f->host.name) != 0 && env->hosts[i].addr[0])
+                snprintf(f->peers[f->npeers++], sizeof f->peers[0], "%s", env->hosts[i].addr);
+    } else {
+        const char *p = f->spec.peers;
+        while (*p && f->npeers < FL_MAX_HOSTS) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            size_t len = strcspn(p, ", ");
+            if (!len)
+                break;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
+            const struct fault_host *h = fault_find_host(env, name);
+            if (!h || !h->addr[0]) {
+                snprintf(err, errlen, "peer '%s' is not a host with a known address", name);
+                return -1;
+            }
+            snprintf(f->peers[f->npeers++], sizeof f->peers[0], "%s", h->addr);
+            p += len;
+        }
+    }
+    if (!f->npeers) {
+        snprintf(err, errlen, "no peers to cut %s off from (no other host has an address)",
+                 f->host.name);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * undo — how to put every fault back, on disk before the fault happens.
+ *
+ * DIR/undo.log holds one line per record, synced before the fault it undoes
+ * is applied, and one when it has been undone:
+ *
+ *   U <seq> <kind> <args...>
+ *   D <seq>
+ *
+ * The kinds are the few primitives every fault family clears with, so that a
+ * fault's clear() and `faultline cleanup` after a killed run do exactly the
+ * same thing:
+ *
+ *   link-up NETNS IFNAME       set a link up (NETNS "-" for our own)
+ *   nft-delete NETNS TABLE     delete an nftables table (family inet)
+ *   qdisc-delete NETNS IFNAME  delete the root qdisc of a link
+ *   sigcont PID START          SIGCONT, if PID still is the process started at START
+ *   command NETNS COMMAND...   run COMMAND with /bin/sh -c in NETNS
+ *
+ * Every primitive succeeds when there is nothing (left) to undo, so replaying
+ * twice is harmless.  Active run directories are also listed under
+ * /run/faultline/runs, so `faultline cleanup` finds them from anywhere.
+ */
+#ifndef FL_UNDO_H
+#define FL_UNDO_H
+
+#include <stddef.h>
+
+#define UNDO_REGISTRY "/run/faultline/runs"
+
+struct undo_log {
+    int fd;
+    int next;
+    char registry[320]; /* our entry under UNDO_REGISTRY */
+};
+
+/* Creates DIR/undo.log and registers the run.  0, or -1 with err. */
+int undo_open(struct undo_log *u, const char *dir, char *err, size_t errlen);
+
+/* Closes; unregisters the run when nothing is left open (`clean`). */
+void undo_close(struct undo_log *u, int clean);
+
+/* Appends and syncs a record; *seq names it.  0, or -1 with err. */
+int undo_record(struct undo_log *u, const char *kind, const char *args, int *seq, char *err,
+                size_t errlen);
+
+/* Marks seq undone. */
+int undo_done(struct undo_log *u, int seq, char *err, size_t errlen);
+
+/* Performs one primitive.  0, or -1 with err. */
+int undo_apply(const char *kind, const char *args, char *err, size_t errlen);
+
+/* Undoes whatever DIR/undo.log left open, newest first, marking each done.
+ * *undone counts what was applied.  0, or -1 with err (the rest is still
+ * tried). */
+int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen);
+
+/* `faultline cleanup [DIR...]`: the given run directories, or every one
+ * registered under UNDO_REGISTRY and every runs/<x>/ of the current
+ * directory that has an undo.log. */
+int cmd_cleanup(int argc, char **argv);
+
+#endif

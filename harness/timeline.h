@@ -1,0 +1,75 @@
+/*
+ * timeline — the faults of a run, applied on schedule and always cleared.
+ *
+ * Follow one fault from scenario line to undo record:
+ *   prepare   [fault NAME] -> struct fault: its host resolved (a lab host,
+ *             `local`, or a [host NAME]), the family's prepare() checks it and
+ *             plans its undo records, so mistakes stop the run before it starts
+ *   schedule  inject at `at`, clear at `at + duration` (port-flap: `count`
+ *             down/up pairs; no duration: at the end of the workload)
+ *   inject    20 ms ahead the undo records are written and synced to
+ *             DIR/undo.log; at the exact time the family's inject() runs
+ *             (one netlink or nft call), in a thread of its own that sleeps
+ *             to 200 µs before and spins the rest
+ *   clear     the family's clear() (usually: replay its undo records) and a
+ *             done mark for each record
+ *   finish    at the end of the workload (also after SIGINT/SIGTERM) every
+ *             fault still active is cleared before the sweep reads anything
+ *
+ * Times are ns since the workload started; `at` counts from there too.
+ */
+#ifndef FL_TIMELINE_H
+#define FL_TIMELINE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../faults/fault.h"
+#include "../faults/undo.h"
+#include "events.h"
+#include "lab.h"
+#include "scenario.h"
+
+struct step {
+    uint64_t t; /* ns since the workload started */
+    unsigned fault;
+    bool inject;
+};
+
+struct timeline {
+    struct fault *faults;
+    unsigned n;
+    struct fault_env env;
+    struct undo_log undo;
+    bool undo_open;
+    struct event_log *events;
+    struct lab lab;
+    struct step *steps;
+    unsigned nsteps;
+    uint64_t t0;          /* mono_ns() at the workload start */
+    uint64_t end_ns;      /* the workload's duration: no fault starts after it */
+    pthread_t thread;
+    bool running;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;
+};
+
+/* Resolves and checks every fault of sc (nothing is applied yet).
+ * lab: the lab the run uses, or NULL.  target_path/target_bytes: the
+ * scenario's own target (for corrupt).  0, or -1 with err filled (naming
+ * the fault). */
+int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struct lab *lab,
+                     const char *dir, struct event_log *events, const char *target_path,
+                     uint64_t target_bytes, uint64_t run_id, char *err, size_t errlen);
+
+/* Starts the schedule; t0 is the workload start.  0, or -1 with err. */
+int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen);
+
+/* Stops the schedule and clears every fault still active. */
+void timeline_finish(struct timeline *tl);
+
+void timeline_free(struct timeline *tl);
+
+#endif
