@@ -144,6 +144,7 @@ struct fault {
     /* family state */
     char table[48];      /* nft table name */
     void *sk;            /* a netlink socket kept open for a fast inject */
+    int ifindex[FL_MAX_UNDO]; /* links it switches, looked up at prepare */
     char saved_ports[FL_MAX_HOSTS][16]; /* switch-down: ports that were up */
     unsigned nsaved;
     uint64_t ranges[64][2]; /* corrupt: byte offset and length of each range */

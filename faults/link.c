@@ -16,7 +16,7 @@ static int link_prepare(struct fault *f, char *err, size_t errlen)
         return -1;
     }
     f->sk = net_open(f->host.netns[0] ? f->host.netns : NULL, err, errlen);
-    if (!f->sk)
+    if (!f->sk || (f->ifindex[0] = net_ifindex(f->sk, f->host.ifname, err, errlen)) < 0)
         return -1;
     char args[128];
     snprintf(args, sizeof args, "%s %s", f->host.netns[0] ? f->host.netns : "-", f->host.ifname);
@@ -25,7 +25,7 @@ static int link_prepare(struct fault *f, char *err, size_t errlen)
 
 static int link_inject(struct fault *f, char *err, size_t errlen)
 {
-    return net_link_set_up(f->sk, f->host.ifname, false, err, errlen);
+    return net_link_set_up_index(f->sk, f->ifindex[0], false, err, errlen);
 }
 
 static void link_describe(const struct fault *f, char *out, size_t n)

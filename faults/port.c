@@ -17,7 +17,7 @@ static int port_prepare(struct fault *f, char *err, size_t errlen)
         return -1;
     }
     f->sk = net_open(NULL, err, errlen);
-    if (!f->sk)
+    if (!f->sk || (f->ifindex[0] = net_ifindex(f->sk, f->host.port, err, errlen)) < 0)
         return -1;
     char args[64];
     snprintf(args, sizeof args, "- %s", f->host.port);
@@ -26,7 +26,7 @@ static int port_prepare(struct fault *f, char *err, size_t errlen)
 
 static int port_inject(struct fault *f, char *err, size_t errlen)
 {
-    return net_link_set_up(f->sk, f->host.port, false, err, errlen);
+    return net_link_set_up_index(f->sk, f->ifindex[0], false, err, errlen);
 }
 
 static void port_describe(const struct fault *f, char *out, size_t n)

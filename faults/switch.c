@@ -30,6 +30,8 @@ static int switch_prepare(struct fault *f, char *err, size_t errlen)
             return -1;
         if (!st.admin_up)
             continue;
+        if ((f->ifindex[f->nsaved] = net_ifindex(f->sk, names[i], err, errlen)) < 0)
+            return -1;
         snprintf(f->saved_ports[f->nsaved++], sizeof f->saved_ports[0], "%.15s", names[i]);
         char args[64];
         snprintf(args, sizeof args, "- %.15s", names[i]);
@@ -46,7 +48,7 @@ static int switch_prepare(struct fault *f, char *err, size_t errlen)
 static int switch_inject(struct fault *f, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < f->nsaved; i++)
-        if (net_link_set_up(f->sk, f->saved_ports[i], false, err, errlen) != 0)
+        if (net_link_set_up_index(f->sk, f->ifindex[i], false, err, errlen) != 0)
             return -1;
     return 0;
 }

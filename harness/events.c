@@ -30,8 +30,45 @@ int events_open(struct event_log *l, const char *dir, int truncate, uint64_t t0,
     }
     pthread_mutex_init(&l->mu, NULL);
     l->t0 = t0;
+    l->t0_known = t0 != 0;
+    l->opened = mono_ns();
     l->limit = EVENTS_KEPT;
     return 0;
+}
+
+static void write_line(struct event_log *l, struct event *e)
+{
+    e->t_ns = (int64_t)(e->mono - l->t0);
+    struct json j;
+    json_init(&j, l->f, false);
+    json_obj_begin(&j);
+    json_key(&j, "t");
+    json_num(&j, (double)e->t_ns / 1e9, 6);
+    json_key(&j, "event");
+    json_str(&j, e->event);
+    json_key(&j, "worker");
+    json_u64(&j, e->worker);
+    if (e->portal[0]) {
+        json_key(&j, "portal");
+        json_str(&j, e->portal);
+    }
+    json_key(&j, "detail");
+    json_str(&j, e->detail);
+    json_obj_end(&j);
+    fputc('\n', l->f);
+    fflush(l->f);
+    e->written = true;
+}
+
+void events_set_t0(struct event_log *l, uint64_t t0)
+{
+    pthread_mutex_lock(&l->mu);
+    l->t0 = t0;
+    l->t0_known = true;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->list[i].written)
+            write_line(l, &l->list[i]);
+    pthread_mutex_unlock(&l->mu);
 }
 
 void events_emit(struct event_log *l, unsigned worker, const char *event, const char *portal,
@@ -39,45 +76,27 @@ void events_emit(struct event_log *l, unsigned worker, const char *event, const 
 {
     if (!l || !l->f)
         return;
-    struct event e = {.t_ns = (int64_t)(mono_ns() - l->t0), .worker = worker};
+    struct event e = {.mono = mono_ns(), .worker = worker};
     snprintf(e.event, sizeof e.event, "%s", event);
     snprintf(e.portal, sizeof e.portal, "%s", portal ? portal : "");
     snprintf(e.detail, sizeof e.detail, "%s", detail ? detail : "");
     pthread_mutex_lock(&l->mu);
-    struct json j;
-    json_init(&j, l->f, false);
-    json_obj_begin(&j);
-    json_key(&j, "t");
-    json_num(&j, (double)e.t_ns / 1e9, 6);
-    json_key(&j, "event");
-    json_str(&j, e.event);
-    json_key(&j, "worker");
-    json_u64(&j, e.worker);
-    if (e.portal[0]) {
-        json_key(&j, "portal");
-        json_str(&j, e.portal);
-    }
-    json_key(&j, "detail");
-    json_str(&j, e.detail);
-    json_obj_end(&j);
-    fputc('\n', l->f);
-    fflush(l->f);
-    if (l->n < l->limit) {
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? l->cap * 2 : 64;
-            struct event *nl = realloc(l->list, cap * sizeof *nl);
-            if (nl) {
-                l->list = nl;
-                l->cap = cap;
-            }
+    if (l->t0_known)
+        write_line(l, &e);
+    if (l->n == l->cap && l->n < l->limit) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        struct event *nl = realloc(l->list, cap * sizeof *nl);
+        if (nl) {
+            l->list = nl;
+            l->cap = cap;
         }
-        if (l->n < l->cap)
-            l->list[l->n++] = e;
-        else
-            l->unlisted++;
-    } else {
-        l->unlisted++;
     }
+    if (l->n < l->cap && l->n < l->limit)
+        l->list[l->n++] = e;
+    else if (!e.written)
+        write_line(l, &e); /* no room to keep it: write it now, time and all */
+    else
+        l->unlisted++;
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -85,6 +104,8 @@ void events_close(struct event_log *l)
 {
     if (!l->f)
         return;
+    if (!l->t0_known)
+        events_set_t0(l, l->opened); /* the run never started: count from opening */
     fclose(l->f);
     l->f = NULL;
     pthread_mutex_destroy(&l->mu);

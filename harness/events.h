@@ -15,12 +15,15 @@
 #define FL_EVENTS_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct event {
     int64_t t_ns;
+    uint64_t mono; /* when it happened */
+    bool written;  /* to events.jsonl */
     unsigned worker;
     char event[32];
     char portal[512];
@@ -30,16 +33,22 @@ struct event {
 struct event_log {
     pthread_mutex_t mu;
     FILE *f;
-    uint64_t t0; /* mono_ns() of the run start */
+    uint64_t t0; /* mono_ns() of time zero (the workload start) */
+    bool t0_known; /* until then events wait in memory, then get negative times */
+    uint64_t opened;
     struct event *list;
     size_t n, cap, limit;
     uint64_t unlisted;
 };
 
-/* Opens DIR/events.jsonl (truncate: a new run; append: a verify).
- * 0, or -1 with err filled. */
+/* Opens DIR/events.jsonl (truncate: a new run; append: a verify).  t0 0:
+ * time zero is not known yet (events_set_t0).  0, or -1 with err filled. */
 int events_open(struct event_log *l, const char *dir, int truncate, uint64_t t0, char *err,
                 size_t errlen);
+
+/* Time zero is now known: events kept so far are written, with their
+ * (negative) times. */
+void events_set_t0(struct event_log *l, uint64_t t0);
 
 /* Records one event now. */
 void events_emit(struct event_log *l, unsigned worker, const char *event, const char *portal,

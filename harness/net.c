@@ -287,6 +287,40 @@ int net_link_set_up(struct nl_sock *sk, const char *name, bool up, char *err, si
     return 0;
 }
 
+int net_ifindex(struct nl_sock *sk, const char *name, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    int i = rtnl_link_get_ifindex(l);
+    rtnl_link_put(l);
+    return i;
+}
+
+int net_link_set_up_index(struct nl_sock *sk, int ifindex, bool up, char *err, size_t errlen)
+{
+    struct rtnl_link *orig = rtnl_link_alloc(), *change = rtnl_link_alloc();
+    int rc = -NLE_NOMEM;
+    if (orig && change) {
+        rtnl_link_set_ifindex(orig, ifindex);
+        if (up)
+            rtnl_link_set_flags(change, IFF_UP);
+        else
+            rtnl_link_unset_flags(change, IFF_UP);
+        rc = rtnl_link_change(sk, orig, change, 0);
+    }
+    if (orig)
+        rtnl_link_put(orig);
+    if (change)
+        rtnl_link_put(change);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot set link %d %s: %s", ifindex, up ? "up" : "down",
+                 nl_geterror(rc));
+        return -1;
+    }
+    return 0;
+}
+
 int net_addr_add(struct nl_sock *sk, const char *name, const char *cidr, char *err,
                  size_t errlen)
 {

@@ -52,6 +52,13 @@ int net_link_set_master(struct nl_sock *sk, const char *name, const char *master
 
 int net_link_set_up(struct nl_sock *sk, const char *name, bool up, char *err, size_t errlen);
 
+/* The index of link `name`, or -1 with err. */
+int net_ifindex(struct nl_sock *sk, const char *name, char *err, size_t errlen);
+
+/* net_link_set_up() by index: one netlink round trip, for faults on a
+ * schedule (the index is looked up beforehand). */
+int net_link_set_up_index(struct nl_sock *sk, int ifindex, bool up, char *err, size_t errlen);
+
 /* Adds "198.18.10.1/24" to link `name`. */
 int net_addr_add(struct nl_sock *sk, const char *name, const char *cidr, char *err,
                  size_t errlen);

@@ -285,6 +285,17 @@ static int write_json(const struct report *r, char *err, size_t errlen)
         json_obj_end(&j);
     }
     json_arr_end(&j);
+    json_key(&j, "fault_timing");
+    json_obj_begin(&j);
+    json_key(&j, "injections");
+    json_u64(&j, r->injections);
+    json_key(&j, "p50_ms");
+    json_num(&j, r->inject_p50_ms, 3);
+    json_key(&j, "p99_ms");
+    json_num(&j, r->inject_p99_ms, 3);
+    json_key(&j, "max_ms");
+    json_num(&j, r->inject_max_ms, 3);
+    json_obj_end(&j);
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
     json_key(&j, "path_events");
@@ -386,7 +397,8 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                    "path: either generation allowed until rewritten\n",
                 r->doubtful_writes);
     if (r->nfaults) {
-        fprintf(f, "\n  faults:\n");
+        fprintf(f, "\n  faults (%u injections, %.3f ms after their time at p50, %.3f ms at p99):\n",
+                r->injections, r->inject_p50_ms, r->inject_p99_ms);
         for (unsigned i = 0; i < r->nfaults; i++) {
             const struct fault *x = &r->faults[i];
             char when[96];

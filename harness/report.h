@@ -44,6 +44,8 @@ struct report {
     const struct event_log *events; /* path and lab events, may be NULL */
     const struct fault *faults;   /* the run's faults and what happened to them */
     unsigned nfaults;
+    unsigned injections;          /* inject steps, and their delays (ms) */
+    double inject_p50_ms, inject_p99_ms, inject_max_ms;
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
 };

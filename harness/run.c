@@ -103,7 +103,7 @@ static void start_faults(void *ctx, uint64_t t0)
 {
     struct start_ctx *s = ctx;
     char err[512];
-    s->events->t0 = t0;
+    events_set_t0(s->events, t0);
     if (timeline_start(s->tl, t0, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         stop_workload = 1; /* no half run: end at once, still report */
@@ -171,9 +171,9 @@ int cmd_run(const struct run_opts *o)
     struct run_meta base = {.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
                             .block_size = sc.workload.block_size, .target_id = 1};
     snprintf(base.name, sizeof base.name, "%s", sc.name);
-    uint64_t t0 = mono_ns(); /* every time in the run counts from here */
+    uint64_t t0 = mono_ns(); /* provisional; time zero is the workload start */
     struct event_log events;
-    if (events_open(&events, dir, 1, t0, err, sizeof err) != 0) {
+    if (events_open(&events, dir, 1, 0, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
@@ -244,6 +244,8 @@ int cmd_run(const struct run_opts *o)
         rep.prefill = sc.workload.prefill ? &crew.prefilled : NULL;
         rep.faults = tl->faults;
         rep.nfaults = tl->n;
+        rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
+                                         &rep.inject_max_ms);
         code = finish(&rep, &crew, &events);
     }
     if (tl) {
@@ -321,7 +323,7 @@ int cmd_verify(const char *dir, bool quiet)
         snprintf(sc.name, sizeof sc.name, "%s", meta.name); /* the copy is named scenario.scn */
     meta.nblocks = meta.total_blocks;
     crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
-    events.t0 = crew.t0;
+    events_set_t0(&events, crew.t0);
     crew_verify(&crew);
     struct report rep = crew_report("verify", dir, &sc, &meta, &crew);
     rep.io = &crew.sweep;

@@ -49,6 +49,8 @@ struct timeline {
     unsigned nsteps;
     uint64_t t0;          /* mono_ns() at the workload start */
     uint64_t end_ns;      /* the workload's duration: no fault starts after it */
+    uint64_t *delays; /* ns from each inject step's time to its change being made */
+    unsigned ndelays;
     pthread_t thread;
     bool running;
     pthread_mutex_t mu;
@@ -71,5 +73,9 @@ int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen);
 void timeline_finish(struct timeline *tl);
 
 void timeline_free(struct timeline *tl);
+
+/* Scheduled-to-applied delays of every inject step: count and percentiles
+ * (ms); 0 when nothing was injected. */
+unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, double *max);
 
 #endif

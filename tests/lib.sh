@@ -70,3 +70,23 @@ scenario() {
 }
 
 pass() { echo "ok   $TEST"; }
+
+# wait_event EVENTS_FILE EVENT FAULT: waits (at most 60 s) until events.jsonl
+# has EVENT (fault-inject, fault-clear) for [fault FAULT].
+wait_event() {
+    i=0
+    while ! grep -F "\"event\":\"$2\"" "$1" 2>/dev/null | grep -qF "[fault $3]"; do
+        i=$((i + 1))
+        [ $i -lt 1200 ] || fail "no $2 of fault $3 in $1 within 60 s"
+        sleep 0.05
+    done
+}
+
+# A per-run lab prefix, and the lab taken down on exit.
+lab_prefix() {
+    FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+    export FAULTLINE_LAB_PREFIX
+    P=$FAULTLINE_LAB_PREFIX
+    at_exit lab_down_quietly
+}
+lab_down_quietly() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
