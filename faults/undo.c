@@ -233,12 +233,11 @@ int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen)
     return rc;
 }
 
-/* Removes registry entries that name dir. */
-static void unregister(const char *dir)
+/* Calls fn for every entry under UNDO_REGISTRY with the run directory it
+ * names (the entry's own path too, to remove it). */
+static void for_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
+                                void *ctx)
 {
-    char abs[PATH_MAX];
-    if (!realpath(dir, abs))
-        return;
     DIR *d = opendir(UNDO_REGISTRY);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -249,14 +248,29 @@ static void unregister(const char *dir)
         FILE *f = fopen(p, "r");
         if (!f)
             continue;
-        bool match = fgets(line, sizeof line, f) && (line[strcspn(line, "\n")] = '\0', 1) &&
-                     strcmp(line, abs) == 0;
+        bool ok = fgets(line, sizeof line, f) != NULL;
         fclose(f);
-        if (match)
-            unlink(p);
+        if (!ok)
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        fn(p, line, ctx);
     }
     if (d)
         closedir(d);
+}
+
+static void drop_if_same(const char *entry, const char *dir, void *ctx)
+{
+    if (strcmp(dir, ctx) == 0)
+        unlink(entry);
+}
+
+/* Removes registry entries that name dir. */
+static void unregister(const char *dir)
+{
+    char abs[PATH_MAX];
+    if (realpath(dir, abs))
+        for_each_registered(drop_if_same, abs);
 }
 
 static int cleanup_one(const char *dir, int *status)
@@ -274,6 +288,21 @@ static int cleanup_one(const char *dir, int *status)
         printf("  %u undo record%s applied\n", undone, undone == 1 ? "" : "s");
     unregister(dir);
     return 0;
+}
+
+struct sweep_ctx {
+    int *status, *done;
+};
+
+static void clean_registered(const char *entry, const char *dir, void *ctx)
+{
+    struct sweep_ctx *c = ctx;
+    if (access(dir, F_OK) != 0) {
+        unlink(entry); /* the run directory is gone */
+        return;
+    }
+    cleanup_one(dir, c->status);
+    (*c->done)++;
 }
 
 int cmd_cleanup(int argc, char **argv)
@@ -301,30 +330,10 @@ int cmd_cleanup(int argc, char **argv)
     if (done)
         return status;
     /* Every registered run, then runs/ here. */
-    DIR *d = opendir(UNDO_REGISTRY);
+    struct sweep_ctx sc = {.status = &status, .done = &done};
+    for_each_registered(clean_registered, &sc);
+    DIR *d;
     struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[PATH_MAX + 300], line[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", UNDO_REGISTRY, e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            continue;
-        bool ok = fgets(line, sizeof line, f) != NULL;
-        fclose(f);
-        if (!ok)
-            continue;
-        line[strcspn(line, "\n")] = '\0';
-        if (access(line, F_OK) != 0) {
-            unlink(p); /* the run directory is gone */
-            continue;
-        }
-        cleanup_one(line, &status);
-        done++;
-    }
-    if (d)
-        closedir(d);
     d = opendir("runs");
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
