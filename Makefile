@@ -24,11 +24,12 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev
 # libnftables-dev libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs
-# (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside);
+# (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside), tcpdump (the
+# independent observer of recovery times), libxml2-utils (xmllint for junit.xml);
 # bench: fio, libiscsi-bin (iscsi-perf)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
-                iproute2 nftables fio libiscsi-bin
+                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi clean
@@ -80,6 +81,10 @@ endef
 unit: $(addprefix build/tests/,$(TESTS)) faultline
 	$(call run_tests,build)
 
+# Full stacks for every allocation, so that the one suppression of a leak
+# inside libiscsi (tests/lsan.supp) matches by function name.
+check-asan: export ASAN_OPTIONS = fast_unwind_on_malloc=0
+check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline
 	$(call run_tests,build/asan)
 

@@ -90,9 +90,27 @@ void verify_failed_io(struct verifier *v, const struct io *io, const char *phase
     findings_add(v->findings, &f);
 }
 
+/* The sweep's share of the watchdog's view (see struct io_pulse), taken
+ * again from the pool after each batch of completions. */
+static void sweep_pulse(struct io_pulse *p, const struct iopool *pool)
+{
+    if (!p)
+        return;
+    uint64_t oldest = UINT64_MAX;
+    unsigned n = 0;
+    for (unsigned i = 0; i < pool->n; i++)
+        if (pool->ios[i].inflight) {
+            n++;
+            if (pool->ios[i].t_submit < oldest)
+                oldest = pool->ios[i].t_submit;
+        }
+    atomic_store(&p->oldest, oldest);
+    atomic_store(&p->inflight, n);
+}
+
 int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool online,
               const char *phase, uint64_t t0, volatile sig_atomic_t *stop, struct io_stats *st,
-              char *err, size_t errlen)
+              struct io_pulse *pulse, char *err, size_t errlen)
 {
     struct iopool pool;
     if (iopool_init(&pool, depth, v->block_size) != 0) {
@@ -116,9 +134,17 @@ int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool onlin
             io->block = l * v->workers + v->worker;
             io->offset = io->block * v->block_size;
             io->t_submit = mono_ns() - t0;
+            io->inflight = true;
+            if (pulse) { /* before submit: the sync engine reads inside it */
+                if (atomic_load(&pulse->inflight) == 0)
+                    atomic_store(&pulse->oldest, io->t_submit);
+                atomic_fetch_add(&pulse->inflight, 1);
+            }
             int s = be->ops->submit(be, io);
             if (s < 0) {
                 snprintf(err, errlen, "cannot submit a read: %s", strerror(-s));
+                io->inflight = false;
+                sweep_pulse(pulse, &pool);
                 iopool_put(&pool, io);
                 rc = -1;
                 break;
@@ -137,9 +163,14 @@ int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool onlin
         uint64_t now = mono_ns() - t0;
         for (int i = 0; i < n; i++) {
             done[i]->t_done = now;
+            done[i]->inflight = false;
             io_stats_add(st, done[i]);
             verify_read(v, done[i], online, phase);
             iopool_put(&pool, done[i]);
+        }
+        if (pulse && n > 0) {
+            atomic_fetch_add(&pulse->completions, (uint64_t)n);
+            sweep_pulse(pulse, &pool);
         }
     }
     /* On a broken backend, wait (bounded) for what is still in flight so the

@@ -43,6 +43,6 @@ void verify_failed_io(struct verifier *v, const struct io *io, const char *phase
  * 0, or -1 with err filled when the backend broke. */
 int sweep_run(struct verifier *v, struct backend *be, unsigned depth, bool online,
               const char *phase, uint64_t t0, volatile sig_atomic_t *stop, struct io_stats *st,
-              char *err, size_t errlen);
+              struct io_pulse *pulse, char *err, size_t errlen);
 
 #endif

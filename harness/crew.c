@@ -75,6 +75,13 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                      const struct run_meta *base, char *err, size_t errlen)
 {
     c->sc = sc;
+    c->hung_after_ns = sc->hung_after_ns;
+    c->grace_ns = sc->grace_ns;
+    if (buckets_init(&c->series, sc->bucket_ns,
+                     sc->duration_ns + sc->grace_ns + 10000000000ull) != 0) {
+        snprintf(err, errlen, "out of memory for the time buckets");
+        return -1;
+    }
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     unsigned n = crew_size(sc);
     if (alloc_workers(c, n, err, errlen) != 0)
@@ -130,8 +137,16 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
          * the run started and could not be followed. */
         if (!sc->journal && state_save(w->dir, &w->meta, &w->map, false, err, errlen) != 0)
             return -1;
+        uint64_t span = sc->duration_ns + sc->grace_ns + 10000000000ull;
+        if (buckets_init(&w->buckets, sc->bucket_ns, span) != 0) {
+            snprintf(err, errlen, "out of memory for the time buckets");
+            return -1;
+        }
+        atomic_store(&w->pulse.oldest, UINT64_MAX);
         w->eng = (struct engine){
             .cfg = &sc->workload,
+            .buckets = &w->buckets,
+            .pulse = &w->pulse,
             .worker = i,
             .workers = n,
             .depth = depth,
@@ -157,6 +172,7 @@ static void publish(void *ctx, const struct engine_progress *p)
     atomic_store(&w->p_writes, p->writes);
     atomic_store(&w->p_errors, p->errors);
     atomic_store(&w->p_findings, p->findings);
+    atomic_store(&w->p_bytes, p->bytes);
 }
 
 struct thread_arg {
@@ -206,32 +222,157 @@ static void *worker_main(void *arg)
     if (sweep_run(&w->ver, &w->be, depth, a->verify ? w->info.final : true,
                   a->verify ? "verify" : "sweep", c->t0, a->verify ? c->stop_workload
                                                                    : c->stop_sweep,
-                  &w->sweep, err, sizeof err) != 0) {
+                  &w->sweep, &w->pulse, err, sizeof err) != 0) {
         w->rc = -1;
         snprintf(w->err, sizeof w->err, "worker %u: %s", w->index, err);
     }
     return NULL;
 }
 
-static void progress_line(struct crew *c, uint64_t t, uint64_t *last_ios, uint64_t *last_t,
-                          bool tty)
+/* Runs a worker and tells the main thread when it is back. */
+static void *worker_thread(void *arg)
 {
-    uint64_t r = 0, wr = 0, e = 0, f = 0;
+    struct thread_arg *a = arg;
+    worker_main(arg);
+    pthread_mutex_lock(&a->c->gate_mu);
+    a->w->thread_done = true;
+    pthread_cond_broadcast(&a->c->gate_cv);
+    pthread_mutex_unlock(&a->c->gate_mu);
+    return NULL;
+}
+
+struct monitor {
+    struct crew *c;
+    bool tty, show;
+    uint64_t last_ios, last_bytes, last_t, next, next_plain;
+};
+
+/* "[ 12.0s/30s] 21340 IOPS, 83.4 MB/s, 0 errors, 0 findings, 1 fault active" */
+static void progress_line(struct monitor *m, uint64_t t)
+{
+    struct crew *c = m->c;
+    uint64_t r = 0, wr = 0, e = 0, f = 0, bytes = 0;
     for (unsigned i = 0; i < c->n; i++) {
         r += atomic_load(&c->w[i].p_reads);
         wr += atomic_load(&c->w[i].p_writes);
         e += atomic_load(&c->w[i].p_errors);
         f += atomic_load(&c->w[i].p_findings);
+        bytes += atomic_load(&c->w[i].p_bytes);
     }
-    double dt = (double)(t - *last_t) / 1e9;
-    double rate = dt > 0 ? (double)(r + wr - *last_ios) / dt : 0;
-    *last_ios = r + wr;
-    *last_t = t;
-    fprintf(stderr, "%s[%5.1fs/%.0fs] %.0f IOPS, %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64
-                    " errors, %" PRIu64 " findings%s",
-            tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, rate, r, wr, e, f,
-            tty ? "   " : "\n");
+    double dt = (double)(t - m->last_t) / 1e9;
+    double rate = dt > 0 ? (double)(r + wr - m->last_ios) / dt : 0;
+    double mbs = dt > 0 ? (double)(bytes - m->last_bytes) / 1e6 / dt : 0;
+    m->last_ios = r + wr;
+    m->last_bytes = bytes;
+    m->last_t = t;
+    unsigned active = c->active_faults ? atomic_load(c->active_faults) : 0;
+    char hung[48] = "";
+    if (c->hung)
+        snprintf(hung, sizeof hung, ", %" PRIu64 " hung", c->hung);
+    fprintf(stderr, "%s[%5.1fs/%.0fs] %.0f IOPS, %.1f MB/s, %" PRIu64 " errors, %" PRIu64
+                    " findings, %u fault%s active%s%s",
+            m->tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, rate, mbs, e,
+            f, active, active == 1 ? "" : "s", hung, m->tty ? "   " : "\n");
     fflush(stderr);
+}
+
+/* Once per bucket: how many I/Os are out and how old the oldest is, into
+ * the series; an I/O older than hung_after becomes a hung event. */
+static void sample(struct monitor *m, uint64_t t)
+{
+    struct crew *c = m->c;
+    unsigned inflight = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (unsigned i = 0; i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        unsigned n = atomic_load(&w->pulse.inflight);
+        uint64_t o = atomic_load(&w->pulse.oldest);
+        inflight += n;
+        if (!n || o == UINT64_MAX || o > t)
+            continue;
+        if (o < oldest)
+            oldest = o;
+        if (t - o > c->hung_after_ns && o != w->hung_reported) {
+            /* Counted as every I/O the worker has out: they wait behind the
+             * same silence (the ones younger than hung_after by a little). */
+            w->hung_reported = o;
+            c->hung += n;
+            char detail[200];
+            snprintf(detail, sizeof detail, "worker %u: an I/O issued at %.3f s is still "
+                     "outstanding after %.3f s (%u I/Os in flight)", i, (double)o / 1e9,
+                     (double)(t - o) / 1e9, n);
+            events_emit(c->events, i, "hung", NULL, detail);
+        }
+    }
+    if (!c->series.b)
+        return;
+    size_t b = (size_t)(t / c->series.width_ns);
+    if (b >= c->series.n)
+        return;
+    struct bucket *k = &c->series.b[b];
+    if (inflight > k->inflight)
+        k->inflight = inflight;
+    if (oldest != UINT64_MAX && t - oldest > k->oldest_age_ns)
+        k->oldest_age_ns = t - oldest;
+}
+
+/* Waits until *count reaches `started` (count NULL: every thread is back),
+ * sampling and printing progress, at most until `deadline` (ns since time
+ * zero); with `stuck_ends` also until every unfinished worker has had an I/O
+ * out for longer than grace.  False when it gave up waiting. */
+static bool monitor_until(struct monitor *m, unsigned started, unsigned *count, uint64_t deadline,
+                          bool stuck_ends)
+{
+    struct crew *c = m->c;
+    uint64_t step = c->series.width_ns < 200000000ull ? c->series.width_ns : 200000000ull;
+    if (step < 1000000)
+        step = 1000000;
+    pthread_mutex_lock(&c->gate_mu);
+    for (;;) {
+        unsigned have = 0;
+        for (unsigned i = 0; i < started && !count; i++)
+            have += c->w[i].thread_done;
+        if ((count ? *count : have) >= started)
+            break;
+        uint64_t t = mono_ns() - c->t0;
+        if (t >= deadline) {
+            pthread_mutex_unlock(&c->gate_mu);
+            return false;
+        }
+        if (stuck_ends) {
+            bool all_stuck = true;
+            for (unsigned i = 0; i < started; i++) {
+                uint64_t o = atomic_load(&c->w[i].pulse.oldest);
+                if (!c->w[i].thread_done &&
+                    (!atomic_load(&c->w[i].pulse.inflight) || o == UINT64_MAX || o > t ||
+                     t - o < c->grace_ns))
+                    all_stuck = false;
+            }
+            if (all_stuck) {
+                pthread_mutex_unlock(&c->gate_mu);
+                return false;
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + step;
+        ts.tv_sec += (time_t)(ns / 1000000000ull);
+        ts.tv_nsec = (long)(ns % 1000000000ull);
+        pthread_cond_timedwait(&c->gate_cv, &c->gate_mu, &ts);
+        pthread_mutex_unlock(&c->gate_mu);
+        t = mono_ns() - c->t0;
+        sample(m, t);
+        if (m->show && count && t >= m->next && (m->tty || t >= m->next_plain)) {
+            progress_line(m, t);
+            if (!m->tty)
+                m->next_plain = t + 10000000000ull;
+        }
+        if (t >= m->next)
+            m->next = t + 1000000000ull;
+        pthread_mutex_lock(&c->gate_mu);
+    }
+    pthread_mutex_unlock(&c->gate_mu);
+    return true;
 }
 
 /* Starts one thread per worker with SIGINT/SIGTERM blocked (the main thread
@@ -248,7 +389,7 @@ static void run_threads(struct crew *c, bool verify)
     unsigned started = 0;
     for (unsigned i = 0; args && i < c->n; i++) {
         args[i] = (struct thread_arg){.c = c, .w = &c->w[i], .verify = verify};
-        int rc = pthread_create(&c->w[i].thread, NULL, worker_main, &args[i]);
+        int rc = pthread_create(&c->w[i].thread, NULL, worker_thread, &args[i]);
         if (rc != 0) {
             c->w[i].rc = -1;
             snprintf(c->w[i].err, sizeof c->w[i].err, "cannot start worker %u: %s", i,
@@ -282,39 +423,48 @@ static void run_threads(struct crew *c, bool verify)
         pthread_cond_broadcast(&c->gate_cv);
         pthread_mutex_unlock(&c->gate_mu);
     }
-    uint64_t last_ios = 0, last_t = mono_ns() - c->t0;
-    uint64_t next = last_t + 1000000000ull, next_plain = last_t + 10000000000ull;
-    /* While the workloads run: progress lines; then the hook; then the sweeps. */
-    pthread_mutex_lock(&c->gate_mu);
-    while (!verify && c->engines_done < started) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
+    struct monitor m = {.c = c, .tty = tty, .show = show, .last_t = mono_ns() - c->t0};
+    m.next = m.last_t + 1000000000ull;
+    m.next_plain = m.last_t + 10000000000ull;
+    if (!verify) {
+        /* The workloads end at duration; past duration + grace, a worker that
+         * is not back is stuck on a target that stopped answering. */
+        uint64_t deadline = c->sc->duration_ns + c->grace_ns;
+        bool back = monitor_until(&m, started, &c->engines_done, deadline, false);
+        c->workload_end_ns = mono_ns() - c->t0;
+        if (!back) {
+            c->abandoned = true;
+            *c->stop_sweep = 1;
+            char detail[160];
+            snprintf(detail, sizeof detail, "%u of %u workers still wait for I/O %.0f s after "
+                     "the end of the workload: left behind", started - c->engines_done, started,
+                     (double)c->grace_ns / 1e9);
+            events_emit(c->events, 0, "abandoned", NULL, detail);
         }
-        pthread_cond_timedwait(&c->gate_cv, &c->gate_mu, &ts);
-        pthread_mutex_unlock(&c->gate_mu);
-        uint64_t t = mono_ns() - c->t0;
-        if (show && t >= next && (tty || t >= next_plain)) {
-            progress_line(c, t, &last_ios, &last_t, tty);
-            if (!tty)
-                next_plain = t + 10000000000ull;
-        }
-        if (t >= next)
-            next = t + 1000000000ull;
+        if (c->between)
+            c->between(c->between_ctx);
         pthread_mutex_lock(&c->gate_mu);
+        c->gate_open = true;
+        pthread_cond_broadcast(&c->gate_cv);
+        pthread_mutex_unlock(&c->gate_mu);
     }
-    pthread_mutex_unlock(&c->gate_mu);
-    if (!verify && c->between)
-        c->between(c->between_ctx);
-    pthread_mutex_lock(&c->gate_mu);
-    c->gate_open = true;
-    pthread_cond_broadcast(&c->gate_cv);
-    pthread_mutex_unlock(&c->gate_mu);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(c->w[i].thread, NULL);
+    /* Sweeps (or the verify pass): no deadline for a big target, but a
+     * worker with no I/O answered for `grace` is given up. */
+    if (!c->abandoned && !monitor_until(&m, started, NULL, UINT64_MAX, true)) {
+        c->abandoned = true;
+        *c->stop_sweep = 1;
+        events_emit(c->events, 0, "abandoned", NULL,
+                    "the sweep got no answer for the grace period: left behind");
+    }
+    for (unsigned i = 0; i < started; i++) {
+        pthread_mutex_lock(&c->gate_mu);
+        bool back = c->w[i].thread_done;
+        pthread_mutex_unlock(&c->gate_mu);
+        if (back)
+            pthread_join(c->w[i].thread, NULL);
+        else
+            c->w[i].left_behind = true; /* parked in its target's silence; never joined */
+    }
     if (show && tty)
         fputc('\n', stderr);
     free(args);
@@ -372,8 +522,19 @@ static void merge(struct crew *c)
     memset(&c->prefilled, 0, sizeof c->prefilled);
     for (unsigned i = 0; i < c->n; i++) {
         struct worker *w = &c->w[i];
-        resolve_written_at(w);
+        /* Completions in time, a left-behind worker's too: it is parked
+         * waiting on its target, and what it did before is the story. */
+        if (c->series.b && w->buckets.b)
+            buckets_merge(&c->series, &w->buckets);
+        if (w->left_behind) {
+            /* Its engine never returned to stamp how long it ran. */
+            struct io_stats st = w->eng.stats;
+            st.ns = c->workload_end_ns;
+            add_stats(&c->io, &st);
+            continue;
+        }
         add_stats(&c->io, &w->eng.stats);
+        resolve_written_at(w);
         add_stats(&c->prefilled, &w->eng.prefilled);
         add_stats(&c->sweep, &w->sweep);
         for (int k = 0; k < CLS_COUNT; k++)
@@ -405,6 +566,9 @@ static void save_states(struct crew *c)
         struct worker *w = &c->w[i];
         char err[FL_ERRLEN];
         int rc;
+        if (w->left_behind)
+            continue; /* its journal stays as it is: `faultline verify` later treats the
+                         run like one that crashed */
         if (w->journal) {
             rc = journal_close(w->journal, &w->map, w->rc == 0, err, sizeof err);
             w->journal = NULL;
@@ -429,6 +593,8 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
                         size_t errlen)
 {
     c->sc = sc;
+    c->hung_after_ns = sc->hung_after_ns;
+    c->grace_ns = sc->grace_ns;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     char w0[PATH_MAX + 32];
     worker_dir(dir, 0, w0, sizeof w0);
@@ -497,10 +663,24 @@ void crew_verify(struct crew *c)
     merge(c);
 }
 
+bool crew_block_written(void *ctx, uint64_t b)
+{
+    struct crew *c = ctx;
+    if (!c->n)
+        return false;
+    struct worker *w = &c->w[b % c->n];
+    uint64_t local = b / c->n;
+    if (!w->map_ready || w->left_behind || local >= w->map.nblocks)
+        return false;
+    return statemap_touched(&w->map, local);
+}
+
 void crew_close(struct crew *c)
 {
     for (unsigned i = 0; c->w && i < c->n; i++) {
         struct worker *w = &c->w[i];
+        if (w->left_behind)
+            continue; /* its thread still uses all of it; the process exits soon */
         if (w->journal) {
             /* Only when preparation failed half-way: nothing ran. */
             char err[FL_ERRLEN];
@@ -515,6 +695,10 @@ void crew_close(struct crew *c)
         if (w->be_open)
             w->be.ops->close(&w->be);
     }
+    if (c->abandoned)
+        return; /* left-behind threads still hold the gate and their worker */
+    for (unsigned i = 0; c->w && i < c->n; i++)
+        buckets_free(&c->w[i].buckets);
     if (c->w) {
         pthread_mutex_destroy(&c->gate_mu);
         pthread_cond_destroy(&c->gate_cv);
@@ -526,4 +710,5 @@ void crew_close(struct crew *c)
 void crew_free(struct crew *c)
 {
     findings_free(&c->findings);
+    buckets_free(&c->series);
 }

@@ -45,11 +45,17 @@ struct worker {
     struct io_stats sweep;
     struct load_info info; /* verify: how the state was found */
     struct event_source events; /* the backend's path events go here */
+    struct buckets buckets;     /* its completions in time */
+    struct io_pulse pulse;      /* its in-flight I/O, for the watchdog */
+    uint64_t hung_reported;     /* oldest submit time already reported as hung */
+    bool thread_done;           /* its thread has returned (under gate_mu) */
+    bool left_behind;           /* still waiting on its target when the run ended: its
+                                   thread, state and findings are not touched again */
     int rc;
     char err[FL_ERRLEN + 32];
     pthread_t thread;
     /* published about once a second for the progress line */
-    _Atomic uint64_t p_reads, p_writes, p_errors, p_findings;
+    _Atomic uint64_t p_reads, p_writes, p_errors, p_findings, p_bytes;
 };
 
 struct crew {
@@ -76,6 +82,13 @@ struct crew {
     /* merged results */
     struct findings findings;
     struct io_stats io, sweep, prefilled;
+    struct buckets series;    /* everyone's completions, and the sampled in-flight state */
+    uint64_t hung_after_ns;   /* an I/O outstanding this long is reported as hung */
+    uint64_t grace_ns;        /* the run ends at its end plus this, answered or not */
+    uint64_t hung;            /* I/Os in flight on a worker whose oldest I/O passed hung_after */
+    bool abandoned;           /* some worker never came back: its thread is left behind */
+    uint64_t workload_end_ns; /* when the workload phase ended (all back, or given up) */
+    _Atomic unsigned *active_faults; /* for the progress line; may be NULL */
     char desc[PATH_MAX + 64];
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;
@@ -107,6 +120,10 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
 void crew_verify(struct crew *c);
 
 /* Closes backends and frees all but the merged findings. */
+/* Whether block b (of the whole target) was ever written in this run;
+ * ctx is the crew.  For the verdict's corruption accounting. */
+bool crew_block_written(void *ctx, uint64_t b);
+
 void crew_close(struct crew *c);
 
 /* Frees the merged findings. */

@@ -129,14 +129,21 @@ int ini_parse(const char *text, const char *file, struct ini *out, char *err, si
             }
             continue;
         }
-        char *eq = strchr(s, '=');
-        if (!eq) {
+        /* The first of = < > ends the key: "a <= 3", "a == 3", "a = x<y". */
+        char *eq = s + strcspn(s, "=<>");
+        if (!*eq) {
             ini_free(out);
             return fail(err, errlen, file, line, "expected 'key = value' or '[section]', got '%s'",
                         s);
         }
+        char op[3] = {eq[0], 0, 0};
+        size_t oplen = 1;
+        if (eq[1] == '=') {
+            op[1] = '=';
+            oplen = 2;
+        }
         *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
+        char *key = trim(s), *value = trim(eq + oplen);
         if (!out->n) {
             ini_free(out);
             return fail(err, errlen, file, line, "'%s' is outside any [section]", key);
@@ -161,6 +168,7 @@ int ini_parse(const char *text, const char *file, struct ini *out, char *err, si
         e->key = strdup(key);
         e->value = strdup(value);
         e->line = line;
+        memcpy(e->op, op, sizeof op);
         if (!e->key || !e->value) {
             ini_free(out);
             return fail(err, errlen, file, line, "out of memory%s", "");

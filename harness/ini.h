@@ -4,6 +4,8 @@
  *   # comment            ; comment
  *   [section]            [section name]
  *   key = value          # an inline comment needs a blank before it
+ *   key <= value         comparisons (=, ==, <, <=, >, >=) are kept as the
+ *                        entry's op; the scenario layer says where they fit
  *
  * Section types and keys are lower case letters, digits, '_' and '-'; a
  * section name may also hold '.'.  Every entry remembers its line, so that
@@ -17,6 +19,7 @@
 struct ini_entry {
     char *key;
     char *value;
+    char op[3]; /* "=", "==", "<", "<=", ">" or ">=" */
     int line;
 };
 

@@ -503,7 +503,13 @@ static int build(struct lab *lab, int fd, char *err, size_t errlen)
         return -1;
     int rc = -1;
     REC("link %s", lab->bridge);
+    /* The client's address lives in our namespace, which also holds the
+     * switch (the bridge device).  Without arp_ignore the bridge answers the
+     * controllers' ARP for the client too, and after a link bounce their
+     * replies may come in through the bridge device, around the client's own
+     * port and cable: faults on those would then cut nothing. */
     if (net_bridge_add(sk, lab->bridge, err, errlen) != 0 ||
+        net_ipv4_conf(lab->bridge, "arp_ignore", "1", err, errlen) != 0 ||
         net_link_set_up(sk, lab->bridge, true, err, errlen) != 0)
         goto out;
     const struct lab_host *c = &lab->hosts[0];

@@ -198,6 +198,24 @@ static int nlfail(char *err, size_t n, int rc, const char *what, const char *nam
     return -1;
 }
 
+int net_ipv4_conf(const char *ifname, const char *key, const char *value, char *err,
+                  size_t errlen)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/sys/net/ipv4/conf/%s/%s", ifname, key);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = fputs(value, f) < 0 ? -1 : 0;
+    if (fclose(f) != 0 || rc != 0) {
+        snprintf(err, errlen, "cannot write %s to %s: %s", value, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int net_bridge_add(struct nl_sock *sk, const char *name, char *err, size_t errlen)
 {
     struct rtnl_link *l = rtnl_link_bridge_alloc();

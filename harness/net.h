@@ -39,6 +39,11 @@ struct nl_sock;
 struct nl_sock *net_open(const char *ns, char *err, size_t errlen);
 void net_close(struct nl_sock *sk);
 
+/* Writes VALUE to /proc/sys/net/ipv4/conf/IFNAME/KEY (in our namespace).
+ * 0, or -1 with err. */
+int net_ipv4_conf(const char *ifname, const char *key, const char *value, char *err,
+                  size_t errlen);
+
 int net_bridge_add(struct nl_sock *sk, const char *name, char *err, size_t errlen);
 
 /* A veth pair `name` <-> `peer`; the peer goes into namespace peer_ns

@@ -11,18 +11,29 @@
 #include "json.h"
 #include "units.h"
 
+static bool passed(const struct report *r)
+{
+    return r->verdict ? r->verdict->pass : !findings_bad(r->findings);
+}
+
 const char *report_verdict(const struct report *r)
 {
     if (r->error)
         return "error";
-    return findings_bad(r->findings) ? "fail" : "pass";
+    return passed(r) ? "pass" : "fail";
 }
 
 int report_exit_code(const struct report *r)
 {
     if (r->error)
         return 2;
-    return findings_bad(r->findings) ? 1 : 0;
+    return passed(r) ? 0 : 1;
+}
+
+bool report_event_in(const struct event *e, uint64_t from_ns, uint64_t to_ns)
+{
+    return e->portal[0] && e->t_ns >= 0 && (uint64_t)e->t_ns >= from_ns &&
+           (uint64_t)e->t_ns <= to_ns;
 }
 
 static void iso_time(uint64_t wall_ns, char *out, size_t n)
@@ -109,7 +120,127 @@ static void json_finding(struct json *j, const struct finding *f, const char *pa
     json_obj_end(j);
 }
 
-static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t n, char *err,
+static void json_maybe(struct json *j, const char *key, bool known, double v)
+{
+    json_key(j, key);
+    if (known)
+        json_num(j, v, 6);
+    else
+        json_null(j);
+}
+
+static void json_path_event(struct json *j, const struct event *e)
+{
+    json_obj_begin(j);
+    json_key(j, "t");
+    json_num(j, (double)e->t_ns / 1e9, 6);
+    json_key(j, "event");
+    json_str(j, e->event);
+    json_key(j, "worker");
+    json_u64(j, e->worker);
+    json_key(j, "portal");
+    json_str(j, e->portal);
+    json_key(j, "detail");
+    json_str(j, e->detail);
+    json_obj_end(j);
+}
+
+/* A fault's recovery numbers (null where they could not be measured). */
+static void json_recovery(struct json *j, const struct report *r, const struct recovery *x)
+{
+    json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
+    json_maybe(j, "stall_s", x->injected, x->stall_s);
+    json_maybe(j, "stall_from", x->injected && x->stall_s > 0, secs(x->stall_from_ns));
+    json_maybe(j, "stall_to", x->injected && x->stall_s > 0, secs(x->stall_to_ns));
+    json_key(j, "errors");
+    json_u64(j, x->errors);
+    json_maybe(j, "max_latency_s", x->injected, x->max_latency_s);
+    json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
+    json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
+    json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
+    json_maybe(j, "analysed_until", x->injected, secs(x->until_ns));
+    json_key(j, "path_events");
+    json_arr_begin(j);
+    for (size_t i = 0; x->injected && r->events && i < r->events->n; i++)
+        if (report_event_in(&r->events->list[i], x->inject_ns, x->until_ns))
+            json_path_event(j, &r->events->list[i]);
+    json_arr_end(j);
+}
+
+static void json_expectations(struct json *j, const struct report *r)
+{
+    json_key(j, "expectations");
+    json_arr_begin(j);
+    for (size_t i = 0; r->verdict && i < r->verdict->n; i++) {
+        const struct expect_result *x = &r->verdict->results[i];
+        const struct metric_def *m = expect_metric(&x->rule);
+        json_obj_begin(j);
+        json_key(j, "expect");
+        json_str(j, x->rule.text);
+        json_key(j, "metric");
+        json_str(j, m->name);
+        json_key(j, "fault");
+        if (x->rule.fault >= 0 && (unsigned)x->rule.fault < r->nfaults)
+            json_str(j, r->faults[x->rule.fault].spec.name);
+        else
+            json_null(j);
+        json_key(j, "op");
+        json_str(j, expect_op_text(x->rule.op));
+        json_key(j, "value");
+        json_num(j, x->rule.value, m->seconds ? 6 : 0);
+        json_key(j, "unit");
+        json_str(j, m->seconds ? "s" : "count");
+        json_key(j, "measured");
+        if (x->known)
+            json_num(j, x->measured, m->seconds ? 6 : 0);
+        else
+            json_null(j);
+        json_key(j, "pass");
+        json_bool(j, x->pass);
+        json_key(j, "line");
+        if (x->rule.line)
+            json_u64(j, (uint64_t)x->rule.line);
+        else
+            json_null(j);
+        json_key(j, "implicit");
+        json_bool(j, x->rule.line == 0);
+        if (!x->known) {
+            json_key(j, "why");
+            json_str(j, x->why);
+        }
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+void report_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            /* XML 1.0 has no place for most control characters. */
+            fputc(c < 0x20 && c != '\n' && c != '\t' ? '?' : c, f);
+        }
+    }
+}
+
+FILE *report_open_tmp(const char *dir, const char *name, char *tmp, size_t n, char *err,
                       size_t errlen)
 {
     snprintf(tmp, n, "%s/.%s.tmp", dir, name);
@@ -119,7 +250,7 @@ static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t n, ch
     return f;
 }
 
-static int install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
+int report_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
                    size_t errlen)
 {
     char fin[PATH_MAX + 64];
@@ -138,7 +269,7 @@ static int install(FILE *f, const char *tmp, const char *dir, const char *name, 
 static int write_json(const struct report *r, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
-    FILE *f = open_tmp(r->dir, "report.json", tmp, sizeof tmp, err, errlen);
+    FILE *f = report_open_tmp(r->dir, "report.json", tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
     struct json j;
@@ -169,6 +300,56 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_bool(&j, r->interrupted);
     json_key(&j, "workers");
     json_u64(&j, r->workers);
+    json_expectations(&j, r);
+    if (strcmp(r->mode, "run") == 0) {
+        json_key(&j, "t0_wall");
+        json_num(&j, (double)r->t0_wall_ns / 1e9, 6);
+        json_key(&j, "workload_end");
+        json_num(&j, secs(r->end_ns), 6);
+        json_key(&j, "bucket_s");
+        json_num(&j, r->series ? secs(r->series->width_ns) : 0, 3);
+        json_key(&j, "timeline");
+        json_str(&j, "timeline.csv");
+        json_key(&j, "baseline");
+        json_obj_begin(&j);
+        json_key(&j, "iops");
+        if (r->baseline.known)
+            json_num(&j, r->baseline.iops, 0);
+        else
+            json_null(&j);
+        json_key(&j, "from");
+        json_num(&j, secs(r->baseline.from_ns), 3);
+        json_key(&j, "to");
+        json_num(&j, secs(r->baseline.to_ns), 3);
+        json_obj_end(&j);
+        json_key(&j, "max_stall_s");
+        if (r->max_stall_s >= 0)
+            json_num(&j, r->max_stall_s, 6);
+        else
+            json_null(&j);
+        json_key(&j, "hung");
+        json_u64(&j, r->hung);
+        json_key(&j, "abandoned");
+        json_bool(&j, r->abandoned);
+    }
+    if (r->verdict) {
+        json_key(&j, "corruption");
+        json_obj_begin(&j);
+        json_key(&j, "corrupted_blocks");
+        json_u64(&j, r->verdict->corrupted_blocks);
+        json_key(&j, "detected_corrupt");
+        json_u64(&j, r->verdict->detected_corrupt);
+        json_key(&j, "undetected_corrupt");
+        json_u64(&j, r->verdict->undetected_corrupt);
+        json_key(&j, "explained");
+        json_obj_begin(&j);
+        for (int c = 0; c < CLS_COUNT; c++) {
+            json_key(&j, class_name((enum fl_class)c));
+            json_u64(&j, r->verdict->explained[c]);
+        }
+        json_obj_end(&j);
+        json_obj_end(&j);
+    }
 
     json_key(&j, "target");
     json_obj_begin(&j);
@@ -282,6 +463,8 @@ static int write_json(const struct report *r, char *err, size_t errlen)
             json_str(&j, f->error);
         else
             json_null(&j);
+        if (r->recovery)
+            json_recovery(&j, r, &r->recovery[i]);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -300,30 +483,16 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_u64(&j, r->doubtful_writes);
     json_key(&j, "path_events");
     json_arr_begin(&j);
-    for (size_t i = 0; r->events && i < r->events->n; i++) {
-        const struct event *e = &r->events->list[i];
-        if (!e->portal[0])
-            continue;
-        json_obj_begin(&j);
-        json_key(&j, "t");
-        json_num(&j, (double)e->t_ns / 1e9, 6);
-        json_key(&j, "event");
-        json_str(&j, e->event);
-        json_key(&j, "worker");
-        json_u64(&j, e->worker);
-        json_key(&j, "portal");
-        json_str(&j, e->portal);
-        json_key(&j, "detail");
-        json_str(&j, e->detail);
-        json_obj_end(&j);
-    }
+    for (size_t i = 0; r->events && i < r->events->n; i++)
+        if (r->events->list[i].portal[0])
+            json_path_event(&j, &r->events->list[i]);
     json_arr_end(&j);
 
     json_key(&j, "crc32c");
     json_str(&j, r->crc_impl);
     json_obj_end(&j);
     fputc('\n', f);
-    return install(f, tmp, r->dir, "report.json", err, errlen);
+    return report_install(f, tmp, r->dir, "report.json", err, errlen);
 }
 
 static void fmt_time(uint64_t ns, char *out, size_t n)
@@ -342,10 +511,110 @@ static void text_io(FILE *f, const char *label, const struct io_stats *s)
             (double)s->lat_max_ns / 1e6);
 }
 
+/* Every bad read was on a block a corrupt fault overwrote. */
+static bool all_explained(const struct report *r)
+{
+    if (!r->verdict)
+        return false;
+    for (int c = 0; c < CLS_COUNT; c++)
+        if (class_is_finding((enum fl_class)c) && r->verdict->unexplained[c])
+            return false;
+    return true;
+}
+
+/* "0.214 s", or "-" for what could not be measured. */
+static void fmt_maybe(bool known, double s, char *out, size_t n)
+{
+    if (known)
+        snprintf(out, n, "%.3f s", s);
+    else
+        snprintf(out, n, "-");
+}
+
+/* One line of recovery numbers under a fault. */
+static void text_recovery(FILE *f, const struct report *r, const struct recovery *x)
+{
+    if (!x->injected)
+        return;
+    char imp[32], stall[32], rec[32], fi[32], fc[32];
+    fmt_maybe(x->impact, x->impact_s, imp, sizeof imp);
+    fmt_maybe(true, x->stall_s, stall, sizeof stall);
+    fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
+    fmt_maybe(x->io_after_inject, x->first_io_after_inject_s, fi, sizeof fi);
+    fmt_maybe(x->io_after_clear, x->first_io_after_clear_s, fc, sizeof fc);
+    fprintf(f, "      impact %s, stall %s, recovery %s%s, %" PRIu64 " errors, slowest I/O %.3f s, "
+               "first I/O after inject %s, after clear %s\n",
+            imp, stall, rec, x->recovered ? "" : " (not recovered)", x->errors, x->max_latency_s,
+            fi, fc);
+    size_t shown = 0;
+    for (size_t i = 0; r->events && i < r->events->n; i++) {
+        const struct event *e = &r->events->list[i];
+        if (!report_event_in(e, x->inject_ns, x->until_ns))
+            continue;
+        if (shown++ < 6)
+            fprintf(f, "      %8.3f s  path %-12s %s\n", (double)e->t_ns / 1e9, e->event,
+                    e->portal);
+    }
+    if (shown > 6)
+        fprintf(f, "      (and %zu more path events in report.json)\n", shown - 6);
+}
+
+static void text_faults(FILE *f, const struct report *r)
+{
+    if (!r->nfaults)
+        return;
+    fprintf(f, "\n  faults (%u injections, %.3f ms after their time at p50, %.3f ms at p99)",
+            r->injections, r->inject_p50_ms, r->inject_p99_ms);
+    if (r->baseline.known)
+        fprintf(f, "; baseline %.0f IOPS (median of %.1f..%.1f s):\n", r->baseline.iops,
+                secs(r->baseline.from_ns), secs(r->baseline.to_ns));
+    else if (r->recovery)
+        fprintf(f, "; no baseline (no healthy time between warmup and the first fault):\n");
+    else
+        fprintf(f, ":\n");
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *x = &r->faults[i];
+        char when[96];
+        if (!x->injected_ns)
+            snprintf(when, sizeof when, "not injected");
+        else if (x->cleared_ns && x->cleared_ns != x->injected_ns)
+            snprintf(when, sizeof when, "%.3f s .. %.3f s", (double)x->injected_ns / 1e9,
+                     (double)x->cleared_ns / 1e9);
+        else
+            snprintf(when, sizeof when, "%.3f s", (double)x->injected_ns / 1e9);
+        fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->spec.name, x->ops->action,
+                (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host,
+                x->error[0] ? "; " : "", x->error);
+        if (r->recovery)
+            text_recovery(f, r, &r->recovery[i]);
+    }
+}
+
+static void text_expectations(FILE *f, const struct report *r)
+{
+    if (!r->verdict)
+        return;
+    fprintf(f, "  expectations %zu of %zu hold\n", r->verdict->n - r->verdict->failed,
+            r->verdict->n);
+    for (size_t i = 0; i < r->verdict->n; i++) {
+        const struct expect_result *x = &r->verdict->results[i];
+        char line[256], where[96] = "";
+        verdict_describe(x, line, sizeof line);
+        if (x->rule.fault >= 0 && (unsigned)x->rule.fault < r->nfaults)
+            snprintf(where, sizeof where, "[fault %s] ", r->faults[x->rule.fault].spec.name);
+        fprintf(f, "    %s %s%s\n", x->pass ? "pass" : "FAIL", where, line);
+    }
+    if (r->verdict->corrupted_blocks)
+        fprintf(f, "  corruption %" PRIu64 " blocks overwritten by corrupt faults: %" PRIu64
+                   " detected, %" PRIu64 " not\n",
+                r->verdict->corrupted_blocks, r->verdict->detected_corrupt,
+                r->verdict->undetected_corrupt);
+}
+
 static int write_text(const struct report *r, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
-    FILE *f = open_tmp(r->dir, "report.txt", tmp, sizeof tmp, err, errlen);
+    FILE *f = report_open_tmp(r->dir, "report.txt", tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
     const char *v = report_verdict(r);
@@ -353,12 +622,21 @@ static int write_text(const struct report *r, char *err, size_t errlen)
             strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
     if (r->error)
         fprintf(f, "  error      %s\n", r->error);
+    text_expectations(f, r);
     uint64_t bad = findings_bad(r->findings);
     uint64_t distinct = r->findings->n + r->findings->unlisted;
     if (!bad)
         fprintf(f, "  findings   0 (no acknowledged data was lost or corrupted)\n");
     else
-        fprintf(f, "  findings   %" PRIu64 " (%" PRIu64 " bad reads or I/Os)\n", distinct, bad);
+        fprintf(f, "  findings   %" PRIu64 " (%" PRIu64 " bad reads or I/Os%s)\n", distinct, bad,
+                all_explained(r) ? ", all on blocks the corrupt faults overwrote" : "");
+    if (r->hung)
+        fprintf(f, "  hung       %" PRIu64 " I/Os outstanding longer than hung_after (%.1f s)%s\n",
+                r->hung, secs(r->sc->hung_after_ns),
+                r->abandoned ? "; the workers waiting on them were left behind" : "");
+    if (r->recovery && r->max_stall_s >= 0)
+        fprintf(f, "  max stall  %.3f s without a successful I/O\n", r->max_stall_s);
+    text_faults(f, r);
     fprintf(f, "\n");
     char when[64], size[64], bs[64];
     iso_time(r->meta->start_wall_ns, when, sizeof when);
@@ -381,6 +659,9 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         text_io(f, "io", r->io);
         if (r->sweep)
             text_io(f, "sweep", r->sweep);
+        if (r->series)
+            fprintf(f, "  timeline   timeline.csv, %.0f ms buckets; plots in report.html\n",
+                    (double)r->series->width_ns / 1e6);
     } else {
         fprintf(f, "  state      %s; %" PRIu64 " journal records replayed\n",
                 r->state_final ? "the run ended cleanly" : "the run did not end cleanly "
@@ -396,24 +677,6 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "
                    "path: either generation allowed until rewritten\n",
                 r->doubtful_writes);
-    if (r->nfaults) {
-        fprintf(f, "\n  faults (%u injections, %.3f ms after their time at p50, %.3f ms at p99):\n",
-                r->injections, r->inject_p50_ms, r->inject_p99_ms);
-        for (unsigned i = 0; i < r->nfaults; i++) {
-            const struct fault *x = &r->faults[i];
-            char when[96];
-            if (!x->injected_ns)
-                snprintf(when, sizeof when, "not injected");
-            else if (x->cleared_ns && x->cleared_ns != x->injected_ns)
-                snprintf(when, sizeof when, "%.3f s .. %.3f s", (double)x->injected_ns / 1e9,
-                         (double)x->cleared_ns / 1e9);
-            else
-                snprintf(when, sizeof when, "%.3f s", (double)x->injected_ns / 1e9);
-            fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->spec.name, x->ops->action,
-                    (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host,
-                    x->error[0] ? "; " : "", x->error);
-        }
-    }
     size_t npath = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++)
         npath += r->events->list[i].portal[0] != 0;
@@ -436,8 +699,12 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         for (int c = 0; c < CLS_COUNT; c++) {
             if (!class_is_finding((enum fl_class)c) || !r->findings->counts[c])
                 continue;
-            fprintf(f, "\n  %s (%" PRIu64 ")\n", class_name((enum fl_class)c),
+            fprintf(f, "\n  %s (%" PRIu64 ")", class_name((enum fl_class)c),
                     r->findings->counts[c]);
+            if (r->verdict && r->verdict->explained[c])
+                fprintf(f, ", %" PRIu64 " of them on blocks a corrupt fault overwrote",
+                        r->verdict->explained[c]);
+            fprintf(f, "\n");
             for (size_t i = 0; i < r->findings->n; i++) {
                 const struct finding *x = &r->findings->list[i];
                 if (x->cls != (enum fl_class)c)
@@ -455,7 +722,8 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                              x->repeats, (double)x->last_read_ns / 1e9);
                 fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): expected gen "
                            "%u, found %s; written at %s, read at %s%s\n      %s\n",
-                        x->block, x->offset, r->sc->target.path, x->phase, x->op,
+                        x->block, x->offset, r->sc->target.path[0] ? r->sc->target.path : "the LUN",
+                        x->phase, x->op,
                         x->expected_gen, found, wt, rt, again, x->detail);
             }
         }
@@ -463,7 +731,7 @@ static int write_text(const struct report *r, char *err, size_t errlen)
             fprintf(f, "\n  %" PRIu64 " more findings not listed (findings_limit)\n",
                     r->findings->unlisted);
     }
-    return install(f, tmp, r->dir, "report.txt", err, errlen);
+    return report_install(f, tmp, r->dir, "report.txt", err, errlen);
 }
 
 static int write_events(const struct report *r, char *err, size_t errlen)
@@ -510,7 +778,9 @@ static int write_events(const struct report *r, char *err, size_t errlen)
 int report_write(const struct report *r, char *err, size_t errlen)
 {
     if (write_json(r, err, errlen) != 0 || write_text(r, err, errlen) != 0 ||
-        write_events(r, err, errlen) != 0)
+        write_events(r, err, errlen) != 0 || report_write_junit(r, err, errlen) != 0)
+        return -1;
+    if (strcmp(r->mode, "run") == 0 && report_write_html(r, err, errlen) != 0)
         return -1;
     return 0;
 }
@@ -540,5 +810,30 @@ void report_summary(const struct report *r, FILE *out)
     if (bad != distinct)
         fprintf(out, " in %" PRIu64 " bad reads or I/Os", bad);
     fprintf(out, "; %.0f IOPS over %.1f s\n", iops(r->io), secs(r->io->ns));
+    if (r->verdict && r->verdict->n) {
+        fprintf(out, "expectations: %zu of %zu hold\n", r->verdict->n - r->verdict->failed,
+                r->verdict->n);
+        for (size_t i = 0; i < r->verdict->n; i++) {
+            char line[256];
+            if (r->verdict->results[i].pass)
+                continue;
+            verdict_describe(&r->verdict->results[i], line, sizeof line);
+            fprintf(out, "  FAIL %s\n", line);
+        }
+    }
+    for (unsigned i = 0; r->recovery && i < r->nfaults; i++) {
+        const struct recovery *x = &r->recovery[i];
+        if (!x->injected)
+            continue;
+        char rec[32];
+        fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
+        fprintf(out, "fault %s (%s): stall %.3f s, recovery %s, %" PRIu64 " errors\n",
+                r->faults[i].spec.name, r->faults[i].ops->action, x->stall_s, rec, x->errors);
+    }
+    if (r->hung)
+        fprintf(out, "hung: %" PRIu64 " I/Os outstanding longer than %.1f s\n", r->hung,
+                secs(r->sc->hung_after_ns));
     fprintf(out, "report: %s/report.txt\n", r->dir);
+    if (strcmp(r->mode, "run") == 0)
+        fprintf(out, "plots: %s/report.html\n", r->dir);
 }

@@ -1,12 +1,17 @@
 /*
  * report — what a run (or a later `verify`) found, for people and machines.
  *
- *   report.txt    the verdict first, then what ran, then findings by class
- *   report.json   verdict, counts, findings, io, and the run's identity
+ *   report.txt    the verdict first, every expectation, one line per fault
+ *                 with its recovery numbers, what ran, findings by class
+ *   report.json   the same for machines: verdict, expectations, faults[]
+ *                 with recovery numbers and path events, counts, findings, io
+ *   junit.xml     one testcase per expectation and per fault (report_junit.c)
+ *   report.html   one self-contained page: throughput and latency plots with
+ *                 the fault windows, expectations, findings (report_html.c)
  *   events.jsonl  one JSON object per line: run start/end and every finding
  *
- * Both reports are written to a temporary name and renamed, so a reader
- * never sees half a report.
+ * Each is written to a temporary name and renamed, so a reader never sees
+ * half a report.
  */
 #ifndef FL_REPORT_H
 #define FL_REPORT_H
@@ -14,12 +19,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../checks/buckets.h"
 #include "../checks/findings.h"
+#include "../checks/recovery.h"
 #include "../faults/fault.h"
 #include "../workloads/backend.h"
 #include "../workloads/journal.h"
 #include "events.h"
 #include "scenario.h"
+#include "verdict.h"
 
 struct report {
     const char *mode; /* "run" or "verify" */
@@ -48,6 +56,16 @@ struct report {
     double inject_p50_ms, inject_p99_ms, inject_max_ms;
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
+    /* the outage, measured (run only; NULL/0 otherwise) */
+    const struct buckets *series; /* completions in time */
+    const struct recovery *recovery; /* one per fault */
+    struct baseline baseline;
+    double max_stall_s;           /* < 0: unknown */
+    uint64_t hung;                /* I/Os the watchdog reported */
+    bool abandoned;               /* workers never came back from a silent target */
+    uint64_t t0_wall_ns;          /* time zero (the workload start) on the wall clock */
+    uint64_t end_ns;              /* where the workload ended, ns since time zero */
+    const struct run_verdict *verdict; /* the rules and how they fared */
 };
 
 /* "pass", "fail" or "error". */
@@ -62,5 +80,24 @@ int report_write(const struct report *r, char *err, size_t errlen);
 
 /* A short summary for the terminal. */
 void report_summary(const struct report *r, FILE *out);
+
+/* For the writers of the other formats: a temporary file DIR/.NAME.tmp and
+ * its rename to DIR/NAME. */
+FILE *report_open_tmp(const char *dir, const char *name, char *tmp, size_t n, char *err,
+                      size_t errlen);
+int report_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
+                   size_t errlen);
+
+/* Text for XML and HTML: < > & " ' escaped, control characters (but
+ * newline and tab) replaced by '?'. */
+void report_escape(FILE *f, const char *s);
+
+/* junit.xml (report_junit.c) and report.html (report_html.c). */
+int report_write_junit(const struct report *r, char *err, size_t errlen);
+int report_write_html(const struct report *r, char *err, size_t errlen);
+
+/* The events of the run that happened in [from_ns, to_ns] and name a portal
+ * (path events), for a fault's window. */
+bool report_event_in(const struct event *e, uint64_t from_ns, uint64_t to_ns);
 
 #endif

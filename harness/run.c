@@ -26,6 +26,7 @@
 #include "report.h"
 #include "scenario.h"
 #include "units.h"
+#include "verdict.h"
 
 /* First SIGINT/SIGTERM: end the workload early, still flush, sweep and
  * report.  Second: also cut the sweep short.  (During `verify` the first
@@ -129,11 +130,79 @@ static struct report crew_report(const char *mode, const char *dir, const struct
                            .pending_peak = crew->pending_peak};
 }
 
+/* Whether a fault's change was made (a failed clear still counts). */
+static bool applied(const struct fault *f)
+{
+    return f->injected_ns && strncmp(f->error, "inject failed", 13) != 0 &&
+           strncmp(f->error, "not injected", 12) != 0;
+}
+
+/* The outage measured from the time buckets: baseline, each fault's
+ * recovery numbers, the longest stall; timeline.csv. */
+static void analyse(struct report *rep, struct crew *crew, const struct timeline *tl,
+                    struct recovery *recov)
+{
+    const struct scenario *sc = rep->sc;
+    uint64_t end = crew->workload_end_ns;
+    if (!crew->abandoned && end > sc->duration_ns)
+        end = sc->duration_ns; /* past it only the drain: the workload issues nothing new */
+    rep->end_ns = end;
+    rep->series = &crew->series;
+    rep->hung = crew->hung;
+    rep->abandoned = crew->abandoned;
+    rep->t0_wall_ns = wall_ns() - (mono_ns() - crew->t0);
+    uint64_t first = UINT64_MAX;
+    for (unsigned i = 0; i < tl->n; i++)
+        if (tl->faults[i].injected_ns && tl->faults[i].injected_ns < first)
+            first = tl->faults[i].injected_ns;
+    recovery_baseline(&crew->series, sc->warmup_ns, first, end, &rep->baseline);
+    for (unsigned i = 0; i < tl->n; i++) {
+        const struct fault *f = &tl->faults[i];
+        memset(&recov[i], 0, sizeof recov[i]);
+        if (!applied(f))
+            continue;
+        uint64_t horizon = end;
+        for (unsigned k = 0; k < tl->n; k++)
+            if (k != i && tl->faults[k].injected_ns > f->injected_ns &&
+                tl->faults[k].injected_ns < horizon)
+                horizon = tl->faults[k].injected_ns;
+        /* From the moment the inject call began: a kill's signal lands at
+         * its start, the call then waits for the process to be gone. */
+        uint64_t begin = f->injected_ns > f->apply_ns ? f->injected_ns - f->apply_ns : 0;
+        uint64_t clear = f->cleared_ns > f->injected_ns ? f->cleared_ns /* it lasted */
+                         : f->cleared_ns ? begin                          /* instant */
+                                         : end; /* never cleared: until the end */
+        recovery_analyze(&crew->series, &rep->baseline, begin, clear, horizon, end, &recov[i]);
+    }
+    rep->recovery = recov;
+    uint64_t a, b;
+    rep->max_stall_s = crew->series.b ? (double)recovery_longest_gap(&crew->series, 0, end, end,
+                                                                     &a, &b) / 1e9
+                                      : -1;
+    char err[FL_ERRLEN];
+    if (crew->series.b && buckets_write_csv(&crew->series, rep->dir, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: %s\n", err);
+}
+
 /* Writes the reports, prints the summary, releases the crew; the exit status. */
-static int finish(struct report *rep, struct crew *crew, struct event_log *events)
+static int finish(struct report *rep, struct crew *crew, struct event_log *events,
+                  const char *target_path)
 {
     char err[FL_ERRLEN];
     rep->events = events;
+    struct run_verdict verdict;
+    struct verdict_input vin = {
+        .sc = rep->sc, .run = strcmp(rep->mode, "run") == 0, .findings = rep->findings,
+        .faults = rep->faults, .nfaults = rep->nfaults, .recovery = rep->recovery,
+        .target_path = target_path, .block_size = rep->meta->block_size,
+        .nblocks = rep->meta->nblocks, .written = crew_block_written, .written_ctx = crew,
+        .io = rep->io, .sweep = rep->sweep, .doubtful_writes = rep->doubtful_writes,
+        .hung = rep->hung, .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
+    if (verdict_evaluate(&vin, &verdict) != 0) {
+        fprintf(stderr, "faultline: out of memory for the verdict\n");
+        return 2;
+    }
+    rep->verdict = &verdict;
     int code = report_exit_code(rep);
     if (report_write(rep, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
@@ -142,6 +211,7 @@ static int finish(struct report *rep, struct crew *crew, struct event_log *event
     if (crew->error)
         fprintf(stderr, "faultline: %s\n", crew->error);
     report_summary(rep, stdout);
+    verdict_free(&verdict);
     crew_close(crew);
     crew_free(crew);
     return code;
@@ -204,6 +274,7 @@ int cmd_run(const struct run_opts *o)
 
     struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
                         .events = &events, .quiet = o->quiet, .t0 = t0};
+    bool abandoned = false;
     struct timeline *tl = calloc(1, sizeof *tl);
     int code;
     if (!tl) {
@@ -212,12 +283,14 @@ int cmd_run(const struct run_opts *o)
     } else if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
+        crew_free(&crew);
         code = 2;
     } else if (timeline_prepare(tl, &sc, have_lab ? &lab : NULL, dir, &events,
                                 target_of(&sc, have_lab ? &lab : NULL), crew.capacity,
                                 base.run_id, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
+        crew_free(&crew);
         code = 2;
     } else {
         if (!o->quiet)
@@ -231,6 +304,7 @@ int cmd_run(const struct run_opts *o)
         crew.on_start_ctx = &sctx;
         crew.between = finish_faults;
         crew.between_ctx = tl;
+        crew.active_faults = &tl->active;
         crew_run(&crew);
         struct run_meta meta = crew.w[0].meta;
         meta.nblocks = meta.total_blocks;
@@ -246,7 +320,18 @@ int cmd_run(const struct run_opts *o)
         rep.nfaults = tl->n;
         rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
                                          &rep.inject_max_ms);
-        code = finish(&rep, &crew, &events);
+        struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
+        if (!recov) {
+            fprintf(stderr, "faultline: out of memory\n");
+            crew_close(&crew);
+            crew_free(&crew);
+            code = 2;
+        } else {
+            analyse(&rep, &crew, tl, recov);
+            abandoned = crew.abandoned;
+            code = finish(&rep, &crew, &events, target_of(&sc, have_lab ? &lab : NULL));
+            free(recov);
+        }
     }
     if (tl) {
         timeline_free(tl); /* clears anything still active, on every path */
@@ -262,6 +347,16 @@ int cmd_run(const struct run_opts *o)
     } else if (have_lab && !o->quiet) {
         fprintf(stderr, "faultline: the iscsi lab (prefix %s) stays up; `faultline lab down "
                         "iscsi` removes it\n", lab.prefix);
+    }
+    if (abandoned) {
+        /* Workers are still parked in calls to a target that never answered;
+         * their threads own memory nothing may free under them, and may still
+         * emit events (the lab going down is a path loss to them): the event
+         * log stays open.  The reports are written: leave without running
+         * exit handlers over any of it. */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(code);
     }
     events_close(&events);
     return code;
@@ -310,6 +405,7 @@ int cmd_verify(const char *dir, bool quiet)
         events_close(&events);
         fprintf(stderr, "faultline: %s\n", err);
         crew_close(&crew);
+        crew_free(&crew);
         return 2;
     }
     if (!quiet)
@@ -330,7 +426,7 @@ int cmd_verify(const char *dir, bool quiet)
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
-    int code = finish(&rep, &crew, &events);
+    int code = finish(&rep, &crew, &events, NULL);
     events_close(&events);
     return code;
 }
@@ -349,9 +445,13 @@ int cmd_check(const char *file)
         format_size(sc.target.size, size, sizeof size);
     else
         snprintf(size, sizeof size, "whole target");
-    printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s\n", file,
-           sc.name, sc.target.kind, sc.target.path, size, bs,
+    const char *where = sc.target.path;
+    if (strcmp(sc.target.kind, "iscsi") == 0)
+        where = sc.target.iscsi.nportals ? sc.target.iscsi.portals[0] : "the lab's LUN";
+    printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s, "
+           "%u expectation%s\n", file, sc.name, sc.target.kind, where, size, bs,
            sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,
-           sc.workload.depth, (double)sc.duration_ns / 1e9);
+           sc.workload.depth, (double)sc.duration_ns / 1e9, sc.nfaults, sc.nfaults == 1 ? "" : "s",
+           sc.nexpects, sc.nexpects == 1 ? "" : "s");
     return 0;
 }

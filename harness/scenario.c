@@ -53,6 +53,17 @@ static const struct key keys[] = {
      "corrupt faults may overwrite data (of the target, or of allow_paths)", IN_SCENARIO},
     {"scenario", "allow_paths", K_STRING, NULL, NULL, F(allow_paths), 0, 0,
      "comma-separated files or devices corrupt may write to besides the target", IN_SCENARIO},
+    {"scenario", "bucket", K_DURATION, "100ms", NULL, F(bucket_ns), 1000000ull, 10000000000ull,
+     "width of the time slices completions are counted in (timeline.csv, the plots, the "
+     "recovery analysis)", IN_SCENARIO},
+    {"scenario", "warmup", K_DURATION, "1s", NULL, F(warmup_ns), 0, AT_MOST_A_DAY,
+     "the start of the workload left out of the baseline throughput", IN_SCENARIO},
+    {"scenario", "hung_after", K_DURATION, "10s", NULL, F(hung_after_ns), 10000000ull,
+     AT_MOST_A_DAY, "an I/O outstanding this long is reported as hung (the no-progress "
+     "watchdog)", IN_SCENARIO},
+    {"scenario", "grace", K_DURATION, "30s", NULL, F(grace_ns), 100000000ull, AT_MOST_A_DAY,
+     "the run ends at its end plus this, with a report, even if the target never answers "
+     "again (workers still waiting are left behind)", IN_SCENARIO},
     {"scenario", "lab", K_CHOICE, "none", "none|iscsi", F(lab_choice), 0, 0,
      "bring up this embedded lab for the run (and take it down after, unless --keep-lab); an "
      "iscsi target without portals then means the lab LUN through both controllers", IN_SCENARIO},
@@ -186,7 +197,8 @@ static const struct key keys[] = {
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"scenario", "target", "workload", "lab", "fault", "host"};
+static const char *const sections[] = {"scenario", "target", "workload", "lab",
+                                       "expect",   "fault",  "host"};
 
 /* The keys each fault action takes besides action, host and at.  A key of
  * another action in a [fault] section is a mistake worth naming. */
@@ -560,7 +572,8 @@ static int check_fault_keys(const struct ini *ini, const struct ini_section *s,
             takes = action_keys[i].keys;
     for (size_t k = 0; k < s->n; k++) {
         const char *key = s->entries[k].key;
-        if (!strcmp(key, "action") || !strcmp(key, "host") || !strcmp(key, "at"))
+        if (!strcmp(key, "action") || !strcmp(key, "host") || !strcmp(key, "at") ||
+            !strncmp(key, "expect_", 7))
             continue;
         char word[40];
         snprintf(word, sizeof word, " %s ", key);
@@ -573,6 +586,78 @@ static int check_fault_keys(const struct ini *ini, const struct ini_section *s,
     return 0;
 }
 
+/* "; did you mean 'max_stall'? (known: ...)" for a metric name. */
+static void unknown_metric_hint(const char *name, bool fault, char *out, size_t n)
+{
+    char best[48] = "", known[768] = "";
+    size_t bestd = 3, used = 0;
+    int count = fault ? F_COUNT : M_RUN_COUNT;
+    for (int i = 0; i < count; i++) {
+        char full[48];
+        snprintf(full, sizeof full, "%s%s", fault ? "expect_" : "",
+                 fault ? fault_metrics[i].name : run_metrics[i].name);
+        size_t d = edit_distance(name, full);
+        if (d < bestd) {
+            bestd = d;
+            snprintf(best, sizeof best, "%s", full);
+        }
+        used += (size_t)snprintf(known + used, used < sizeof known ? sizeof known - used : 0,
+                                 "%s%s", used ? ", " : "", full);
+    }
+    if (best[0])
+        snprintf(out, n, "; did you mean '%s'? (known: %s)", best, known);
+    else
+        snprintf(out, n, " (known: %s)", known);
+}
+
+/* One line of [expect] (fault < 0) or an expect_* key of a fault. */
+static int add_expectation(const struct ini *ini, struct scenario *sc, int fault,
+                           const struct ini_entry *e, char *err, size_t n)
+{
+    const char *name = fault >= 0 ? e->key + 7 : e->key;
+    int m = fault >= 0 ? fault_metric_find(name) : run_metric_find(name);
+    if (m < 0) {
+        char hint[1200];
+        unknown_metric_hint(e->key, fault >= 0, hint, sizeof hint);
+        snprintf(err, n, "%s:%d: unknown %s '%s'%s", ini->file, e->line,
+                 fault >= 0 ? "fault expectation" : "metric in [expect]", e->key, hint);
+        return -1;
+    }
+    if (sc->nexpects == FL_MAX_EXPECTS) {
+        snprintf(err, n, "%s:%d: at most %d expectations", ini->file, e->line, FL_MAX_EXPECTS);
+        return -1;
+    }
+    struct expect_rule *x = &sc->expects[sc->nexpects];
+    memset(x, 0, sizeof *x);
+    x->metric = m;
+    x->fault = fault;
+    x->line = e->line;
+    if (expect_op_parse(e->op, &x->op) != 0) {
+        snprintf(err, n, "%s:%d: %s: '%s' is not a comparison (=, <, <=, >, >=)", ini->file,
+                 e->line, e->key, e->op);
+        return -1;
+    }
+    char why[256];
+    uint64_t u;
+    if (expect_metric(x)->seconds) {
+        if (parse_duration(e->value, &u, why, sizeof why) != 0) {
+            snprintf(err, n, "%s:%d: %s: %s (a duration: 500ms, 20s)", ini->file, e->line,
+                     e->key, why);
+            return -1;
+        }
+        x->value = (double)u / 1e9;
+    } else {
+        if (parse_count(e->value, &u, why, sizeof why) != 0) {
+            snprintf(err, n, "%s:%d: %s: %s (a count)", ini->file, e->line, e->key, why);
+            return -1;
+        }
+        x->value = (double)u;
+    }
+    snprintf(x->text, sizeof x->text, "%s %s %s", e->key, expect_op_text(x->op), e->value);
+    sc->nexpects++;
+    return 0;
+}
+
 static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
 {
     for (size_t i = 0; i < ini->n; i++) {
@@ -582,7 +667,7 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
             t++;
         if (t == NSECTIONS) {
             snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, "
-                     "lab, fault NAME, host NAME)", ini->file, s->line, s->type);
+                     "lab, expect, fault NAME, host NAME)", ini->file, s->line, s->type);
             return -1;
         }
         bool named = strcmp(s->type, "fault") == 0 || strcmp(s->type, "host") == 0;
@@ -602,6 +687,18 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
             return -1;
         for (size_t k = 0; k < s->n; k++) {
             const struct ini_entry *e = &s->entries[k];
+            bool is_fault = base != sc && strcmp(s->type, "fault") == 0;
+            if (strcmp(s->type, "expect") == 0 ||
+                (is_fault && strncmp(e->key, "expect_", 7) == 0)) {
+                if (add_expectation(ini, sc, is_fault ? (int)sc->nfaults - 1 : -1, e, err, n) != 0)
+                    return -1;
+                continue;
+            }
+            if (strcmp(e->op, "=") != 0) {
+                snprintf(err, n, "%s:%d: %s %s %s: only [expect] and expect_* keys compare; "
+                         "set it with '='", ini->file, e->line, e->key, e->op, e->value);
+                return -1;
+            }
             const struct key *spec = find_key(s->type, e->key);
             if (!spec) {
                 char hint[1400];
@@ -798,6 +895,22 @@ void scenario_reference(FILE *out)
                 fprintf(out, " default %s", k->def);
             fprintf(out, "\n      %s\n", k->help);
         }
+        /* Expectations: a metric, a comparison, a value. */
+        bool expect = strcmp(sections[s], "expect") == 0, fault = strcmp(sections[s], "fault") == 0;
+        for (int i = 0; expect && i < M_RUN_COUNT; i++)
+            fprintf(out, "  %-16s  %s %s\n      %s\n", run_metrics[i].name,
+                    run_metrics[i].seconds ? "duration" : "count   ",
+                    run_metrics[i].integrity ? "default = 0 (integrity rule)" : "",
+                    run_metrics[i].help);
+        for (int i = 0; fault && i < F_COUNT; i++) {
+            char key[48];
+            snprintf(key, sizeof key, "expect_%s", fault_metrics[i].name);
+            fprintf(out, "  %-16s  %s\n      %s\n", key,
+                    fault_metrics[i].seconds ? "duration" : "count", fault_metrics[i].help);
+        }
+        if (expect || fault)
+            fprintf(out, "      (%s compare with =, <, <=, >, >=)\n",
+                    expect ? "metrics" : "expect_* keys");
         fprintf(out, "\n");
     }
     for (size_t i = 0; i < sizeof action_keys / sizeof action_keys[0]; i++)

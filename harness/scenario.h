@@ -11,7 +11,8 @@
  *   [target]    kind, path, size, sync; for iscsi: portals, fua, timeouts
  *   [workload]  block, pattern, read, depth, flush, direct, engine, workers
  *   [lab]       write_cache, size (the embedded lab a scenario brings up)
- *   [fault N]   action, host, at, duration and the action's own keys
+ *   [expect]    metric OP value: lost_writes = 0, max_stall <= 20s, ... (expect.h)
+ *   [fault N]   action, host, at, duration, the action's own keys, expect_* keys
  *   [host N]    netns, interface, switch_port, address (hosts outside the lab)
  */
 #ifndef FL_SCENARIO_H
@@ -22,9 +23,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../checks/expect.h"
 #include "../workloads/backend.h"
 #include "../faults/fault.h"
 #include "../workloads/engine.h"
+
+#define FL_MAX_EXPECTS 128
 
 struct scenario {
     char file[PATH_MAX];
@@ -55,6 +59,12 @@ struct scenario {
     uint64_t io_timeout_ns, login_timeout_ns, retry_interval_ns;
     uint64_t block, depth, flush, workers;
     bool direct, prefill;
+
+    /* recovery analysis and the watchdog */
+    uint64_t bucket_ns, warmup_ns, hung_after_ns, grace_ns;
+    /* [expect] and the faults' expect_* keys, in file order */
+    struct expect_rule expects[FL_MAX_EXPECTS];
+    unsigned nexpects;
 };
 
 /* Parses and checks a scenario file.  0, or -1 with "file:line: why". */

@@ -218,6 +218,8 @@ static void do_clear(struct timeline *tl, struct fault *f, const char *why)
     char err[1024] = "";
     int rc = f->ops->clear ? f->ops->clear(f, err, sizeof err) : fault_undo_all(f, err, sizeof err);
     f->cleared_ns = now_rel(tl);
+    if (f->active)
+        atomic_fetch_sub(&tl->active, 1);
     f->active = false;
     if (rc != 0 && !f->error[0])
         snprintf(f->error, sizeof f->error, "clear failed: %s", err);
@@ -248,11 +250,14 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
         fault_undo_all(f, e2, sizeof e2);
         return;
     }
+    if (!f->active)
+        atomic_fetch_add(&tl->active, 1);
     f->active = true;
     char late[64];
     snprintf(late, sizeof late, "%.3f ms after its time", (double)(end - tl->t0 - st->t) / 1e6);
     emit(tl, "fault-inject", f, late);
     if (lasting_of(f) == INSTANT) {
+        atomic_fetch_sub(&tl->active, 1);
         f->active = false;
         f->cleared_ns = f->injected_ns;
     }

@@ -22,6 +22,7 @@
 #define FL_TIMELINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,6 +52,7 @@ struct timeline {
     uint64_t end_ns;      /* the workload's duration: no fault starts after it */
     uint64_t *delays; /* ns from each inject step's time to its change being made */
     unsigned ndelays;
+    _Atomic unsigned active; /* faults in effect now, for the progress line */
     pthread_t thread;
     bool running;
     pthread_mutex_t mu;

@@ -9,7 +9,7 @@ CLEANUP=""
 cleanup() {
     # Run registered cleanups (newest first), then drop the work directory.
     for c in $CLEANUP; do $c || true; done
-    rm -rf "$WORK"
+    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 # at_exit FUNCTION: call FUNCTION on exit, before the ones registered earlier.
 at_exit() { CLEANUP="$1 $CLEANUP"; }

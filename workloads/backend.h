@@ -20,6 +20,7 @@
 #define FL_BACKEND_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,7 @@ struct io {
     uint64_t t_submit; /* ns since run start */
     uint64_t t_done;
     uint64_t cover;    /* FLUSH: write completions it makes durable */
+    bool inflight;     /* submitted, not yet completed (for the watchdog) */
     bool doubtful;     /* WRITE: it completed, but only after being reissued on another
                           path (or its first attempt timed out): the media may hold
                           either generation until a read shows which */
@@ -60,6 +62,13 @@ struct io_stats {
 
 /* Accounts one completed I/O. */
 void io_stats_add(struct io_stats *s, const struct io *io);
+
+/* What a worker publishes for the main thread's watchdog, as it goes. */
+struct io_pulse {
+    _Atomic unsigned inflight;
+    _Atomic uint64_t oldest;      /* submit time of the oldest I/O in flight; UINT64_MAX: none */
+    _Atomic uint64_t completions; /* ever */
+};
 
 enum io_engine {
     ENGINE_URING, /* io_uring: one thread keeps `depth` I/Os in flight */

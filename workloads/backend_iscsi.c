@@ -463,7 +463,9 @@ static void housekeeping(struct iscsi_priv *p)
         if (path->state == P_DOWN && now >= path->retry_at)
             connect_path(p, path);
     }
-    /* Send what waits, or give up on it. */
+    /* Send what waits, or give up on it.  A path that failed just now set
+     * no_path_since after `now` was taken: take the time again. */
+    now = mono_ns();
     struct xfer *list = p->wait_head, *keep = NULL, *keep_tail = NULL;
     p->wait_head = p->wait_tail = NULL;
     while (list) {
@@ -471,7 +473,7 @@ static void housekeeping(struct iscsi_priv *p)
         list = x->next;
         if (p->active >= 0) {
             send_on(p, x, p->active);
-        } else if (p->no_path_since && now - p->no_path_since >= p->cfg.io_timeout_ns) {
+        } else if (p->no_path_since && now >= p->no_path_since + p->cfg.io_timeout_ns) {
             /* The outage is older than io_timeout: fail at once, so that a
              * dead LUN cannot make every further I/O wait that long. */
             snprintf(x->io->err, sizeof x->io->err, "no path to the LUN for %.0f s",

@@ -155,6 +155,38 @@ static int refill(struct run *r, bool stopping)
     return journal_status(e->journal, e->err, sizeof e->err);
 }
 
+/* The watchdog's view: how many I/Os are out and since when the oldest. */
+static void pulse_start(struct run *r, struct io *io)
+{
+    struct io_pulse *p = r->e->pulse;
+    io->inflight = true;
+    if (!p)
+        return;
+    if (atomic_load(&p->inflight) == 0)
+        atomic_store(&p->oldest, io->t_submit);
+    atomic_fetch_add(&p->inflight, 1);
+}
+
+static void pulse_end(struct run *r, struct io *io)
+{
+    struct io_pulse *p = r->e->pulse;
+    io->inflight = false;
+    if (!p)
+        return;
+    atomic_fetch_sub(&p->inflight, 1);
+    atomic_fetch_add(&p->completions, 1);
+    if (io->t_submit > atomic_load(&p->oldest))
+        return; /* the oldest is still out: nothing to look up */
+    uint64_t oldest = UINT64_MAX;
+    for (unsigned i = 0; i < r->pool.n; i++)
+        if (r->pool.ios[i].inflight && r->pool.ios[i].t_submit < oldest)
+            oldest = r->pool.ios[i].t_submit;
+    for (int i = 0; i < FLUSH_SLOTS; i++)
+        if (r->flush_io[i].inflight && r->flush_io[i].t_submit < oldest)
+            oldest = r->flush_io[i].t_submit;
+    atomic_store(&p->oldest, oldest);
+}
+
 static int issue_flush(struct run *r)
 {
     struct engine *e = r->e;
@@ -166,9 +198,11 @@ static int issue_flush(struct run *r)
         io->op = IO_FLUSH;
         io->cover = statemap_acked_total(e->map);
         io->t_submit = now_rel(e);
+        pulse_start(r, io);
         int rc = e->be->ops->submit(e->be, io);
         if (rc < 0) {
             snprintf(e->err, sizeof e->err, "cannot submit a flush: %s", strerror(-rc));
+            pulse_end(r, io);
             return -1;
         }
         r->flush_busy[i] = true;
@@ -211,10 +245,12 @@ static int issue(struct run *r)
             iopool_put(&r->pool, io);
             return -1;
         }
+        pulse_start(r, io); /* before submit: the sync engine does the I/O inside it */
         int rc = e->be->ops->submit(e->be, io);
         if (rc < 0) {
             snprintf(e->err, sizeof e->err, "cannot submit %s of block %llu: %s",
                      write ? "a write" : "a read", (unsigned long long)io->block, strerror(-rc));
+            pulse_end(r, io);
             iopool_put(&r->pool, io);
             return -1;
         }
@@ -230,6 +266,11 @@ static int complete(struct run *r, struct io *io)
 {
     struct engine *e = r->e;
     io_stats_add(r->prefill ? &e->prefilled : &e->stats, io);
+    pulse_end(r, io);
+    if (e->buckets && !r->prefill)
+        buckets_add(e->buckets, io->t_done, io->op == IO_READ, io->op == IO_WRITE,
+                    io->result >= 0, io->result > 0 ? (uint64_t)io->result : 0,
+                    io->t_done > io->t_submit ? io->t_done - io->t_submit : 0);
     switch (io->op) {
     case IO_READ:
         r->data_inflight--;

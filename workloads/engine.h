@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../checks/buckets.h"
 #include "../checks/verify.h"
 #include "backend.h"
 #include "block.h"
@@ -69,6 +70,8 @@ struct engine {
     uint64_t t0;             /* mono_ns() at run start */
     volatile sig_atomic_t *stop;
     uint64_t segment_limit;  /* journal bytes before a checkpoint; 0 = default */
+    struct buckets *buckets; /* completions in time; may be NULL */
+    struct io_pulse *pulse;  /* for the watchdog; may be NULL */
     progress_fn progress;
     void *progress_ctx;
     /* outputs */

@@ -38,8 +38,15 @@ length = 100
 mode = random
 at = 2s
 EOS
-expect_code 1 "$FAULTLINE" run "$WORK/rot.scn" --out "$WORK/run" --quiet
+# The findings are the detection the fault was there for: the verdict passes
+# with detected_corrupt = 5 (the integrity rules count only other damage).
+expect_code 0 "$FAULTLINE" run "$WORK/rot.scn" --out "$WORK/run" --quiet
 R=$WORK/run/report.json
+json "$R" .verdict '"pass"'
+json "$R" .corruption.detected_corrupt 5
+json "$R" .corruption.undetected_corrupt 0
+json "$R" '.counts.corrupt > 5' true
+json "$R" '.corruption.explained.corrupt == .counts.corrupt' true
 # The workload found exactly the corrupted blocks, and nothing else.
 want=$(jq -c '[.faults[] | select(.name == "rot") | .ranges[] | .[0] / 4096] | sort' "$R")
 json "$R" '[.findings[] | .block] | sort' "$want"

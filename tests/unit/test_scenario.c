@@ -195,6 +195,89 @@ static void units_read_as_storage_people_write_them(void **state)
     assert_string_equal(out, "1000 B");
 }
 
+static const char with_expect[] = "[scenario]\n"
+                                  "bucket = 10ms\n"
+                                  "hung_after = 2s\n"
+                                  "[target]\nkind = file\npath = /tmp/x.img\n"
+                                  "[expect]\n"
+                                  "lost_writes = 0\n"
+                                  "errors <= 10\n"
+                                  "max_stall <= 20s\n"
+                                  "recovery < 1500ms\n"
+                                  "detected_corrupt >= 1\n"
+                                  "iops > 100\n"
+                                  "doubtful_writes == 0\n"
+                                  "[fault bounce]\n"
+                                  "action = command\n"
+                                  "command = true\n"
+                                  "expect_stall <= 8s\n"
+                                  "expect_errors = 0\n";
+
+static void expectations_compare_as_written(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[FL_ERRLEN];
+    if (scenario_parse(with_expect, "e.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(sc.bucket_ns == 10000000ull);
+    assert_true(sc.hung_after_ns == 2000000000ull);
+    assert_true(sc.grace_ns == 30000000000ull);   /* default */
+    assert_true(sc.warmup_ns == 1000000000ull);   /* default */
+    assert_int_equal(sc.nexpects, 9);
+    const struct expect_rule *e = sc.expects;
+    assert_int_equal(e[0].metric, M_LOST_WRITES);
+    assert_int_equal(e[0].op, EXP_EQ);
+    assert_int_equal(e[0].fault, -1);
+    assert_int_equal(e[0].line, 8);
+    assert_int_equal(e[1].op, EXP_LE);
+    assert_true(e[1].value == 10);
+    assert_int_equal(e[2].metric, M_MAX_STALL);
+    assert_true(e[2].value == 20);                 /* seconds */
+    assert_int_equal(e[3].op, EXP_LT);
+    assert_true(e[3].value > 1.4999 && e[3].value < 1.5001);
+    assert_int_equal(e[4].op, EXP_GE);
+    assert_int_equal(e[5].op, EXP_GT);
+    assert_int_equal(e[6].op, EXP_EQ);             /* "==" is "=" */
+    assert_int_equal(e[7].fault, 0);
+    assert_int_equal(e[7].metric, F_STALL);
+    assert_string_equal(e[7].text, "expect_stall <= 8s");
+    assert_int_equal(e[8].metric, F_ERRORS);
+
+    /* What the comparisons mean. */
+    assert_true(expect_holds(&e[2], 19.9, true));
+    assert_true(expect_holds(&e[2], 20.0, true));
+    assert_false(expect_holds(&e[2], 20.001, true));
+    assert_false(expect_holds(&e[2], 0, false)); /* unmeasured never holds */
+    assert_false(expect_holds(&e[3], 1.5, true));
+    assert_true(expect_holds(&e[4], 1, true));
+    assert_false(expect_holds(&e[5], 100, true));
+    assert_true(expect_holds(&e[0], 0, true));
+    assert_false(expect_holds(&e[0], 1, true));
+}
+
+static void expectation_mistakes_are_named(void **state)
+{
+    (void)state;
+    const char *head = "[target]\nkind = file\npath = /x\n";
+    char text[512];
+    snprintf(text, sizeof text, "%s[expect]\nlost_write = 0\n", head);
+    expect_error(text, "t.scn:5:", "did you mean 'lost_writes'");
+    snprintf(text, sizeof text, "%s[expect]\nmax_stall <= soon\n", head);
+    expect_error(text, "t.scn:5:", "max_stall");
+    snprintf(text, sizeof text, "%s[expect]\nerrors <= 1.5\n", head);
+    expect_error(text, "t.scn:5:", "a count");
+    snprintf(text, sizeof text, "%s[expect]\nerrors =< 1\n", head);
+    expect_error(text, "t.scn:5:", "errors");
+    snprintf(text, sizeof text, "[scenario]\nduration <= 5s\n%s", head);
+    expect_error(text, "t.scn:2:", "only [expect] and expect_* keys compare");
+    snprintf(text, sizeof text, "%s[fault f]\naction = command\ncommand = true\n"
+             "expect_stal <= 1s\n", head);
+    expect_error(text, "t.scn:7:", "did you mean 'expect_stall'");
+    snprintf(text, sizeof text, "[scenario]\nbucket = 100us\n%s", head);
+    expect_error(text, "t.scn:2:", "bucket");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +286,8 @@ int main(void)
         cmocka_unit_test(mistakes_are_named_by_file_and_line),
         cmocka_unit_test(iscsi_targets_take_portals_or_the_lab),
         cmocka_unit_test(units_read_as_storage_people_write_them),
+        cmocka_unit_test(expectations_compare_as_written),
+        cmocka_unit_test(expectation_mistakes_are_named),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }

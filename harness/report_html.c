@@ -1,0 +1,485 @@
+/*
+ * report_html — report.html: the run on one page, for people.
+ *
+ * Self-contained: inline CSS and SVG, no script, no font, no network, so it
+ * opens the same from a CI artifact, a mail attachment or a file share.
+ *
+ *   the verdict, what ran, every expectation with its measured value
+ *   throughput (IOPS per bucket) and latency (slowest I/O per bucket, log
+ *   scale) over time, each fault's window shaded and labelled, failed I/Os
+ *   marked red
+ *   one row per fault with its recovery numbers
+ *   findings by class, then the first of them in detail
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+#define PLOT_W 960.0
+#define PLOT_H 230.0
+#define PAD_L 70.0
+#define PAD_R 20.0
+#define PAD_T 36.0
+#define PAD_B 34.0
+#define MAX_POINTS 960
+#define FINDINGS_SHOWN 200
+
+/* A round step for about `want` ticks over [0, max]. */
+static double nice_step(double max, int want)
+{
+    if (max <= 0)
+        return 1;
+    double raw = max / want, mag = pow(10, floor(log10(raw)));
+    double r = raw / mag;
+    return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
+}
+
+static void fmt_count(double v, char *out, size_t n)
+{
+    if (v >= 1e6)
+        snprintf(out, n, "%.1fM", v / 1e6);
+    else if (v >= 1e4)
+        snprintf(out, n, "%.0fk", v / 1e3);
+    else if (v >= 1e3)
+        snprintf(out, n, "%.1fk", v / 1e3);
+    else
+        snprintf(out, n, "%.0f", v);
+}
+
+/* The series squeezed to at most MAX_POINTS points: IOPS averaged, latency
+ * and errors as the worst of the merged buckets. */
+struct points {
+    size_t n;
+    double t[MAX_POINTS], iops[MAX_POINTS], lat_ms[MAX_POINTS];
+    uint64_t errors[MAX_POINTS];
+    double span_s;
+};
+
+static void squeeze(const struct buckets *s, uint64_t end_ns, struct points *p)
+{
+    memset(p, 0, sizeof *p);
+    size_t used = s->used;
+    size_t whole = (size_t)((end_ns + s->width_ns - 1) / s->width_ns);
+    if (whole && whole < used)
+        used = whole; /* the drain after the end is not the workload */
+    if (!used)
+        return;
+    size_t per = (used + MAX_POINTS - 1) / MAX_POINTS;
+    double w = (double)s->width_ns / 1e9;
+    for (size_t i = 0; i < used; i += per) {
+        size_t k = p->n++;
+        double sum = 0;
+        size_t m = 0;
+        for (size_t j = i; j < i + per && j < used; j++, m++) {
+            sum += bucket_iops(s, j);
+            double lat = (double)s->b[j].lat_max_ns / 1e6;
+            if (lat > p->lat_ms[k])
+                p->lat_ms[k] = lat;
+            p->errors[k] += s->b[j].errors;
+        }
+        p->iops[k] = m ? sum / (double)m : 0;
+        p->t[k] = ((double)i + (double)m / 2) * w;
+    }
+    p->span_s = (double)used * w;
+}
+
+struct frame {
+    double span_s, ymax;
+    bool log;
+    double lmin, lmax; /* log10 range */
+};
+
+static double px(const struct frame *fr, double t)
+{
+    return PAD_L + (fr->span_s > 0 ? t / fr->span_s : 0) * (PLOT_W - PAD_L - PAD_R);
+}
+
+static double py(const struct frame *fr, double v)
+{
+    double h = PLOT_H - PAD_T - PAD_B, frac;
+    if (fr->log) {
+        double l = log10(v > 0 ? v : pow(10, fr->lmin));
+        frac = (l - fr->lmin) / (fr->lmax - fr->lmin);
+    } else {
+        frac = fr->ymax > 0 ? v / fr->ymax : 0;
+    }
+    if (frac < 0)
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    return PAD_T + h * (1 - frac);
+}
+
+/* Shaded windows of the faults, labelled, behind the curve. */
+static void fault_windows(FILE *f, const struct report *r, const struct frame *fr)
+{
+    static const char *const tint[] = {"#f4a261", "#e76f51", "#2a9d8f", "#8ab17d", "#b5838d",
+                                       "#6d6875"};
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *x = &r->faults[i];
+        if (!x->injected_ns)
+            continue;
+        double a = px(fr, (double)x->injected_ns / 1e9);
+        double b = px(fr, (double)(x->cleared_ns > x->injected_ns ? x->cleared_ns
+                                                                   : x->injected_ns) / 1e9);
+        if (b - a < 2)
+            b = a + 2;
+        const char *c = tint[i % (sizeof tint / sizeof tint[0])];
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+                   "fill-opacity=\"0.22\" stroke=\"%s\" stroke-opacity=\"0.6\"><title>",
+                a, PAD_T, b - a, PLOT_H - PAD_T - PAD_B, c, c);
+        report_escape(f, x->spec.name);
+        fprintf(f, " (%s): %.3f s .. %.3f s</title></rect>\n", x->ops->action,
+                (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9);
+        /* Labels alternate between two lines so that close faults stay legible. */
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"flabel\" fill=\"%s\">", a + 3,
+                i % 2 ? PAD_T - 20 : PAD_T - 5, c);
+        report_escape(f, x->spec.name);
+        fprintf(f, "</text>\n");
+    }
+}
+
+static void x_axis(FILE *f, const struct frame *fr)
+{
+    double step = nice_step(fr->span_s, 10);
+    for (double t = 0; t <= fr->span_s + 1e-9; t += step) {
+        double x = px(fr, t);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
+                x, PAD_T, PLOT_H - PAD_B);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%g s</text>\n",
+                x, PLOT_H - PAD_B + 16, t);
+    }
+}
+
+static void begin_svg(FILE *f, const char *title)
+{
+    fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
+               "xmlns=\"http://www.w3.org/2000/svg\"><title>%s</title>\n",
+            PLOT_W, PLOT_H, title);
+}
+
+static void plot_iops(FILE *f, const struct report *r, const struct points *p)
+{
+    double ymax = r->baseline.known ? r->baseline.iops * 1.25 : 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->iops[i] > ymax)
+            ymax = p->iops[i];
+    double step = nice_step(ymax, 4);
+    ymax = ceil(ymax / step) * step;
+    struct frame fr = {.span_s = p->span_s, .ymax = ymax};
+    begin_svg(f, "throughput over time");
+    fault_windows(f, r, &fr);
+    x_axis(f, &fr);
+    for (double v = 0; v <= ymax + 1e-9; v += step) {
+        char lab[32];
+        fmt_count(v, lab, sizeof lab);
+        double y = py(&fr, v);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+                PAD_L, PLOT_W - PAD_R, y, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
+                PAD_L - 6, y + 4, lab);
+    }
+    if (r->baseline.known) {
+        double y = py(&fr, r->baseline.iops), y90 = py(&fr, r->baseline.iops * 0.9);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"base\"/>\n",
+                PAD_L, PLOT_W - PAD_R, y, y);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"base90\"/>\n",
+                PAD_L, PLOT_W - PAD_R, y90, y90);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">baseline "
+                   "%.0f IOPS (90%% dotted)</text>\n", PLOT_W - PAD_R - 4, y - 5, r->baseline.iops);
+    }
+    fprintf(f, "<polyline class=\"iops\" points=\"");
+    for (size_t i = 0; i < p->n; i++)
+        fprintf(f, "%.1f,%.1f ", px(&fr, p->t[i]), py(&fr, p->iops[i]));
+    fprintf(f, "\"/>\n");
+    for (size_t i = 0; i < p->n; i++)
+        if (p->errors[i])
+            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"err\">"
+                       "<title>%" PRIu64 " failed I/Os near %.2f s</title></line>\n",
+                    px(&fr, p->t[i]), px(&fr, p->t[i]), PLOT_H - PAD_B, PLOT_H - PAD_B - 10,
+                    p->errors[i], p->t[i]);
+    fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
+               "text-anchor=\"middle\">IOPS</text>\n",
+            PLOT_H / 2, PLOT_H / 2);
+    fprintf(f, "</svg>\n");
+}
+
+static void plot_latency(FILE *f, const struct report *r, const struct points *p)
+{
+    double max = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->lat_ms[i] > max)
+            max = p->lat_ms[i];
+    struct frame fr = {.span_s = p->span_s, .log = true, .lmin = -2,
+                       .lmax = ceil(log10(max > 0.01 ? max : 0.01))};
+    if (fr.lmax <= fr.lmin)
+        fr.lmax = fr.lmin + 1;
+    begin_svg(f, "slowest I/O per bucket over time");
+    fault_windows(f, r, &fr);
+    x_axis(f, &fr);
+    for (int e = (int)fr.lmin; e <= (int)fr.lmax; e++) {
+        double v = pow(10, e), y = py(&fr, v);
+        char lab[32];
+        if (v >= 1000)
+            snprintf(lab, sizeof lab, "%g s", v / 1000);
+        else
+            snprintf(lab, sizeof lab, "%g ms", v);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+                PAD_L, PLOT_W - PAD_R, y, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
+                PAD_L - 6, y + 4, lab);
+    }
+    fprintf(f, "<polyline class=\"lat\" points=\"");
+    for (size_t i = 0; i < p->n; i++)
+        if (p->lat_ms[i] > 0)
+            fprintf(f, "%.1f,%.1f ", px(&fr, p->t[i]), py(&fr, p->lat_ms[i]));
+    fprintf(f, "\"/>\n");
+    (void)r;
+    fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
+               "text-anchor=\"middle\">slowest I/O</text>\n",
+            PLOT_H / 2, PLOT_H / 2);
+    fprintf(f, "</svg>\n");
+}
+
+static void td_time(FILE *f, bool known, double s)
+{
+    if (known)
+        fprintf(f, "<td class=\"n\">%.3f s</td>", s);
+    else
+        fprintf(f, "<td class=\"n\">&ndash;</td>");
+}
+
+static void expectations_table(FILE *f, const struct report *r)
+{
+    if (!r->verdict || !r->verdict->n)
+        return;
+    fprintf(f, "<h2>Expectations: %zu of %zu hold</h2>\n<table><tr><th></th><th>rule</th>"
+               "<th>where</th><th>measured</th><th></th></tr>\n",
+            r->verdict->n - r->verdict->failed, r->verdict->n);
+    for (size_t i = 0; i < r->verdict->n; i++) {
+        const struct expect_result *x = &r->verdict->results[i];
+        char value[64];
+        verdict_value(x, value, sizeof value);
+        fprintf(f, "<tr class=\"%s\"><td><span class=\"badge %s\">%s</span></td><td><code>",
+                x->pass ? "ok" : "bad", x->pass ? "pass" : "fail", x->pass ? "pass" : "FAIL");
+        report_escape(f, x->rule.text);
+        fprintf(f, "</code></td><td>");
+        if (x->rule.fault >= 0 && (unsigned)x->rule.fault < r->nfaults) {
+            fprintf(f, "[fault ");
+            report_escape(f, r->faults[x->rule.fault].spec.name);
+            fprintf(f, "]");
+        } else {
+            fprintf(f, "%s", x->rule.line ? "[expect]" : "integrity rule");
+        }
+        if (x->rule.line)
+            fprintf(f, ", line %d", x->rule.line);
+        fprintf(f, "</td><td class=\"n\">%s</td><td>", value);
+        report_escape(f, x->why);
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+static void faults_table(FILE *f, const struct report *r)
+{
+    if (!r->nfaults)
+        return;
+    fprintf(f, "<h2>Faults</h2>\n");
+    if (r->baseline.known)
+        fprintf(f, "<p>Baseline %.0f IOPS: the median of %u buckets between %.1f s and %.1f s.</p>\n",
+                r->baseline.iops, r->baseline.buckets, (double)r->baseline.from_ns / 1e9,
+                (double)r->baseline.to_ns / 1e9);
+    else
+        fprintf(f, "<p>No baseline: no healthy time between the warmup and the first fault, so "
+                   "impact and recovery could not be measured.</p>\n");
+    fprintf(f, "<table><tr><th>fault</th><th>action</th><th>what</th><th>inject</th>"
+               "<th>clear</th><th>impact</th><th>stall</th><th>recovery</th><th>errors</th>"
+               "<th>slowest I/O</th><th>first I/O after inject</th><th>after clear</th>"
+               "<th>path events</th></tr>\n");
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *x = &r->faults[i];
+        const struct recovery *rc = r->recovery ? &r->recovery[i] : NULL;
+        fprintf(f, "<tr%s><td>", x->error[0] ? " class=\"bad\"" : "");
+        report_escape(f, x->spec.name);
+        fprintf(f, "</td><td>%s</td><td>", x->ops->action);
+        report_escape(f, x->detail[0] ? x->detail : x->spec.host);
+        if (x->error[0]) {
+            fprintf(f, "<br><b>");
+            report_escape(f, x->error);
+            fprintf(f, "</b>");
+        }
+        fprintf(f, "</td>");
+        td_time(f, x->injected_ns != 0, (double)x->injected_ns / 1e9);
+        td_time(f, x->cleared_ns > x->injected_ns, (double)x->cleared_ns / 1e9);
+        bool in = rc && rc->injected;
+        td_time(f, in && rc->impact, in ? rc->impact_s : 0);
+        td_time(f, in, in ? rc->stall_s : 0);
+        td_time(f, in && rc->recovered, in ? rc->recovery_s : 0);
+        fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", in ? rc->errors : 0);
+        td_time(f, in, in ? rc->max_latency_s : 0);
+        td_time(f, in && rc->io_after_inject, in ? rc->first_io_after_inject_s : 0);
+        td_time(f, in && rc->io_after_clear, in ? rc->first_io_after_clear_s : 0);
+        fprintf(f, "<td class=\"small\">");
+        for (size_t k = 0, shown = 0; in && r->events && k < r->events->n && shown < 8; k++) {
+            const struct event *e = &r->events->list[k];
+            if (!report_event_in(e, rc->inject_ns, rc->until_ns))
+                continue;
+            fprintf(f, "%.3f s %s ", (double)e->t_ns / 1e9, e->event);
+            report_escape(f, e->portal);
+            fprintf(f, "<br>");
+            shown++;
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+static void findings_table(FILE *f, const struct report *r)
+{
+    fprintf(f, "<h2>Findings</h2>\n<table><tr>");
+    for (int c = 0; c < CLS_COUNT; c++)
+        fprintf(f, "<th>%s</th>", class_name((enum fl_class)c));
+    fprintf(f, "</tr><tr>");
+    for (int c = 0; c < CLS_COUNT; c++)
+        fprintf(f, "<td class=\"n%s\">%" PRIu64 "</td>",
+                class_is_finding((enum fl_class)c) && r->findings->counts[c] ? " badn" : "",
+                r->findings->counts[c]);
+    fprintf(f, "</tr></table>\n");
+    if (!r->findings->n) {
+        fprintf(f, "<p>No finding: every read returned what the storage contract allows.</p>\n");
+        return;
+    }
+    if (r->verdict && r->verdict->corrupted_blocks)
+        fprintf(f, "<p>%" PRIu64 " blocks were overwritten by corrupt faults: %" PRIu64
+                   " detected, %" PRIu64 " not.</p>\n",
+                r->verdict->corrupted_blocks, r->verdict->detected_corrupt,
+                r->verdict->undetected_corrupt);
+    fprintf(f, "<table><tr><th>class</th><th>block</th><th>byte offset</th><th>expected gen</th>"
+               "<th>found gen</th><th>written at</th><th>read at</th><th>repeats</th>"
+               "<th>phase</th><th>detail</th></tr>\n");
+    for (size_t i = 0; i < r->findings->n && i < FINDINGS_SHOWN; i++) {
+        const struct finding *x = &r->findings->list[i];
+        fprintf(f, "<tr><td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                   "</td><td class=\"n\">%u</td>",
+                class_name(x->cls), x->block, x->offset, x->expected_gen);
+        if (x->found_known)
+            fprintf(f, "<td class=\"n\">%u</td>", x->found_gen);
+        else
+            fprintf(f, "<td class=\"n\">&ndash;</td>");
+        td_time(f, x->written_ns != FL_TIME_UNKNOWN, (double)x->written_ns / 1e9);
+        td_time(f, x->read_ns != FL_TIME_UNKNOWN, (double)x->read_ns / 1e9);
+        fprintf(f, "<td class=\"n\">%" PRIu64 "</td><td>%s %s</td><td class=\"small\">", x->repeats,
+                x->phase, x->op);
+        report_escape(f, x->detail);
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+    if (r->findings->n > FINDINGS_SHOWN || r->findings->unlisted)
+        fprintf(f, "<p>%zu more in report.json.</p>\n",
+                r->findings->n - (r->findings->n < FINDINGS_SHOWN ? r->findings->n
+                                                                  : FINDINGS_SHOWN) +
+                    (size_t)r->findings->unlisted);
+}
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;"
+    "max-width:1100px;padding:0 16px;color:#1d2327;background:#fff}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid "
+    "#dde;padding-bottom:4px}"
+    ".verdict{display:inline-block;font-weight:700;padding:2px 12px;border-radius:4px;color:#fff;"
+    "margin-right:10px}.v-pass{background:#2e7d32}.v-fail{background:#c62828}"
+    ".v-error{background:#6a1b9a}"
+    "table{border-collapse:collapse;margin:6px 0;font-size:13px}th,td{border:1px solid #dde;"
+    "padding:3px 7px;text-align:left;vertical-align:top}th{background:#f3f5f8}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    ".badn{color:#c62828;font-weight:700}.small{font-size:12px;color:#444}"
+    "tr.bad td{background:#fdecea}.badge{font-size:11px;font-weight:700;padding:1px 6px;"
+    "border-radius:3px;color:#fff}.badge.pass{background:#2e7d32}.badge.fail{background:#c62828}"
+    ".meta td:first-child{color:#555;white-space:nowrap}.meta td{border:none;padding:1px 12px 1px 0}"
+    "svg{display:block;margin:4px 0 12px;font:12px system-ui,sans-serif}"
+    "svg .grid{stroke:#e6e8ec;stroke-width:1}svg .tick{fill:#555;font-size:11px}"
+    "svg .axis{fill:#333;font-size:12px}svg .flabel{font-size:12px;font-weight:700}"
+    "svg .iops{fill:none;stroke:#1565c0;stroke-width:1.6}svg .lat{fill:none;stroke:#6a1b9a;"
+    "stroke-width:1.4}svg .base{stroke:#2e7d32;stroke-dasharray:6 4}svg .base90{stroke:#2e7d32;"
+    "stroke-dasharray:2 4}svg .err{stroke:#c62828;stroke-width:2}"
+    "code{background:#f3f5f8;padding:0 4px;border-radius:3px}";
+
+int report_write_html(const struct report *r, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX + 64];
+    FILE *f = report_open_tmp(r->dir, "report.html", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    const char *v = report_verdict(r);
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+               "<title>faultline: ");
+    report_escape(f, r->sc->name);
+    fprintf(f, " %s</title><style>%s</style></head><body>\n", v, css);
+    fprintf(f, "<h1><span class=\"verdict v-%s\">%s</span>", v,
+            strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
+    report_escape(f, r->sc->name);
+    fprintf(f, "</h1>\n");
+    if (r->sc->description[0]) {
+        fprintf(f, "<p>");
+        report_escape(f, r->sc->description);
+        fprintf(f, "</p>\n");
+    }
+    if (r->error) {
+        fprintf(f, "<p class=\"badn\">");
+        report_escape(f, r->error);
+        fprintf(f, "</p>\n");
+    }
+    char when[64];
+    time_t t = (time_t)(r->meta->start_wall_ns / 1000000000ull);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    const struct workload_cfg *w = &r->sc->workload;
+    double secs = (double)r->io->ns / 1e9;
+    fprintf(f, "<table class=\"meta\"><tr><td>target</td><td>");
+    report_escape(f, r->target_desc ? r->target_desc : r->sc->target.path);
+    fprintf(f, ", %" PRIu64 " blocks of %u bytes</td></tr>\n", r->meta->nblocks,
+            r->meta->block_size);
+    fprintf(f, "<tr><td>workload</td><td>%s, %u%% reads, depth %u, %u worker%s; %" PRIu64
+               " reads, %" PRIu64 " writes, %" PRIu64 " errors in %.1f s (%.0f IOPS)</td></tr>\n",
+            w->pattern == PATTERN_RANDOM ? "random" : "sequential", w->read_pct, w->depth,
+            r->workers, r->workers == 1 ? "" : "s", r->io->reads, r->io->writes, r->io->errors,
+            secs, secs > 0 ? (double)(r->io->reads + r->io->writes) / secs : 0);
+    fprintf(f, "<tr><td>run</td><td>id %016" PRIx64 ", seed %" PRIu64 ", started %s%s</td></tr>\n",
+            r->meta->run_id, r->seed, when, r->interrupted ? ", interrupted" : "");
+    fprintf(f, "<tr><td>scenario</td><td>");
+    report_escape(f, r->sc->file);
+    fprintf(f, "</td></tr>\n");
+    if (r->hung)
+        fprintf(f, "<tr><td>watchdog</td><td class=\"badn\">%" PRIu64 " I/Os outstanding longer "
+                   "than %.1f s%s</td></tr>\n", r->hung, (double)r->sc->hung_after_ns / 1e9,
+                r->abandoned ? "; workers left behind" : "");
+    fprintf(f, "</table>\n");
+
+    expectations_table(f, r);
+    if (r->series && r->series->used) {
+        struct points *p = malloc(sizeof *p);
+        if (p) {
+            squeeze(r->series, r->end_ns, p);
+            fprintf(f, "<h2>Throughput</h2>\n");
+            plot_iops(f, r, p);
+            fprintf(f, "<h2>Latency (slowest I/O per %.0f ms)</h2>\n",
+                    (double)r->series->width_ns / 1e6 *
+                        (double)((r->series->used + MAX_POINTS - 1) / MAX_POINTS));
+            plot_latency(f, r, p);
+            free(p);
+        }
+    }
+    faults_table(f, r);
+    findings_table(f, r);
+    fprintf(f, "<p class=\"small\">faultline; the numbers behind the plots are in timeline.csv, "
+               "everything else in report.json.</p>\n</body></html>\n");
+    return report_install(f, tmp, r->dir, "report.html", err, errlen);
+}

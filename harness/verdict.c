@@ -1,0 +1,279 @@
+/* verdict — see verdict.h. */
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b)
+        return false;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Blocks overwritten by the run's corrupt faults on the target itself. */
+struct hit {
+    uint64_t block;
+    uint64_t at_ns; /* when the fault overwrote it */
+    bool detected;
+};
+
+static size_t corrupted_blocks(const struct verdict_input *in, struct hit *out, size_t cap)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < in->nfaults; i++) {
+        const struct fault *f = &in->faults[i];
+        if (strcmp(f->ops->action, "corrupt") != 0 || !f->injected_ns || f->error[0] ||
+            !same_file(f->path, in->target_path) || !in->block_size)
+            continue;
+        for (unsigned r = 0; r < f->nranges; r++) {
+            uint64_t first = f->ranges[r][0] / in->block_size;
+            uint64_t last = (f->ranges[r][0] + f->ranges[r][1] - 1) / in->block_size;
+            for (uint64_t b = first; b <= last && b < in->nblocks && n < cap; b++) {
+                bool seen = false;
+                for (size_t k = 0; k < n && !seen; k++)
+                    seen = out[k].block == b;
+                if (!seen)
+                    out[n++] = (struct hit){.block = b, .at_ns = f->injected_ns};
+            }
+        }
+    }
+    return n;
+}
+
+static int add(struct run_verdict *v, size_t *cap, const struct expect_rule *rule, double value,
+               bool known, const char *why)
+{
+    if (v->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 32;
+        struct expect_result *r = realloc(v->results, nc * sizeof *r);
+        if (!r)
+            return -1;
+        v->results = r;
+        *cap = nc;
+    }
+    struct expect_result *x = &v->results[v->n++];
+    memset(x, 0, sizeof *x);
+    x->rule = *rule;
+    x->measured = value;
+    x->known = known;
+    x->pass = expect_holds(rule, value, known);
+    snprintf(x->why, sizeof x->why, "%s", known ? "" : why);
+    if (!x->pass)
+        v->failed++;
+    return 0;
+}
+
+/* The value of a run metric. */
+static bool run_value(const struct verdict_input *in, const struct run_verdict *v, int m,
+                      double *out, const char **why)
+{
+    static const int cls_of[] = {
+        [M_LOST_WRITES] = CLS_LOST_WRITE, [M_STALE_READS] = CLS_STALE_READ, [M_TORN] = CLS_TORN,
+        [M_MISDIRECTED] = CLS_MISDIRECTED, [M_CORRUPT] = CLS_CORRUPT, [M_ZEROED] = CLS_ZEROED,
+        [M_IO_ERRORS] = CLS_IO_ERROR};
+    *why = "";
+    switch ((enum run_metric)m) {
+    case M_LOST_WRITES:
+    case M_STALE_READS:
+    case M_TORN:
+    case M_MISDIRECTED:
+    case M_CORRUPT:
+    case M_ZEROED:
+    case M_IO_ERRORS:
+        *out = (double)v->unexplained[cls_of[m]];
+        return true;
+    case M_FINDINGS: {
+        uint64_t sum = 0;
+        for (int c = 0; c < CLS_COUNT; c++)
+            if (class_is_finding((enum fl_class)c))
+                sum += v->unexplained[c];
+        *out = (double)sum;
+        return true;
+    }
+    case M_DETECTED_CORRUPT:
+        *out = (double)v->detected_corrupt;
+        return true;
+    case M_UNDETECTED_CORRUPT:
+        *out = (double)v->undetected_corrupt;
+        return true;
+    case M_DOUBTFUL_WRITES:
+        *out = (double)in->doubtful_writes;
+        return true;
+    case M_ERRORS:
+        *out = (double)(in->io->errors + (in->sweep ? in->sweep->errors : 0));
+        return true;
+    case M_HUNG:
+        *out = (double)in->hung;
+        return true;
+    case M_MAX_STALL:
+        *out = in->max_stall_s;
+        *why = "no time buckets";
+        return in->max_stall_s >= 0;
+    case M_RECOVERY: {
+        double worst = 0;
+        for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
+            const struct recovery *r = &in->recovery[i];
+            if (!r->injected)
+                continue;
+            if (!r->recovered) {
+                *why = "a fault never recovered (or no baseline to measure against)";
+                return false;
+            }
+            if (r->recovery_s > worst)
+                worst = r->recovery_s;
+        }
+        *out = worst;
+        return true;
+    }
+    case M_MAX_LATENCY:
+        *out = (double)in->io->lat_max_ns / 1e9;
+        return true;
+    case M_IOPS:
+        *out = in->io->ns ? (double)(in->io->reads + in->io->writes) * 1e9 / (double)in->io->ns
+                          : 0;
+        return true;
+    case M_RUN_COUNT:
+        break;
+    }
+    *why = "unknown metric";
+    return false;
+}
+
+static bool fault_value(const struct verdict_input *in, int fault, int m, double *out,
+                        const char **why)
+{
+    const struct recovery *r = in->recovery ? &in->recovery[fault] : NULL;
+    *out = 0;
+    if (!r || !r->injected) {
+        *why = "the fault was not injected";
+        return false;
+    }
+    switch ((enum fault_metric)m) {
+    case F_STALL:
+        *out = r->stall_s;
+        return true;
+    case F_RECOVERY:
+        *out = r->recovery_s;
+        *why = "never recovered before the end of the workload (or no baseline)";
+        return r->recovered;
+    case F_IMPACT:
+        *out = r->impact_s;
+        *why = "throughput never fell below half the baseline";
+        return r->impact;
+    case F_ERRORS:
+        *out = (double)r->errors;
+        return true;
+    case F_MAX_LATENCY:
+        *out = r->max_latency_s;
+        return true;
+    case F_FIRST_IO_AFTER_INJECT:
+        *out = r->first_io_after_inject_s;
+        *why = "no I/O completed after the inject";
+        return r->io_after_inject;
+    case F_FIRST_IO_AFTER_CLEAR:
+        *out = r->first_io_after_clear_s;
+        *why = r->lasting ? "no I/O completed after the clear" : "the fault has no clear";
+        return r->io_after_clear;
+    case F_COUNT:
+        break;
+    }
+    *why = "unknown metric";
+    return false;
+}
+
+int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    struct hit hits[64 * 64];
+    size_t nhits = in->run ? corrupted_blocks(in, hits, sizeof hits / sizeof hits[0]) : 0;
+    for (int c = 0; c < CLS_COUNT; c++)
+        v->unexplained[c] = in->findings->counts[c];
+    for (size_t i = 0; i < in->findings->n; i++) {
+        const struct finding *f = &in->findings->list[i];
+        if (f->cls == CLS_IO_ERROR)
+            continue;
+        for (size_t k = 0; k < nhits; k++) {
+            uint64_t last = f->repeats ? f->last_read_ns : f->read_ns;
+            if (hits[k].block != f->block || last == FL_TIME_UNKNOWN || last < hits[k].at_ns)
+                continue;
+            uint64_t reads = 1 + f->repeats;
+            v->explained[f->cls] += reads;
+            v->unexplained[f->cls] -= reads <= v->unexplained[f->cls] ? reads
+                                                                        : v->unexplained[f->cls];
+            hits[k].detected = true;
+            break;
+        }
+    }
+    for (size_t k = 0; k < nhits; k++) {
+        v->corrupted_blocks++;
+        if (hits[k].detected)
+            v->detected_corrupt++;
+        else if (!in->written || in->written(in->written_ctx, hits[k].block))
+            v->undetected_corrupt++;
+    }
+
+    size_t cap = 0;
+    const struct scenario *sc = in->sc;
+    bool stated[M_RUN_COUNT] = {false};
+    for (unsigned i = 0; i < sc->nexpects; i++) {
+        const struct expect_rule *e = &sc->expects[i];
+        double value = 0;
+        const char *why = "";
+        bool known;
+        if (e->fault < 0) {
+            stated[e->metric] = true;
+            if (!in->run && !run_metrics[e->metric].integrity && e->metric != M_FINDINGS)
+                continue; /* verify re-reads data; it does not see the outage again */
+            known = run_value(in, v, e->metric, &value, &why);
+        } else {
+            if (!in->run)
+                continue;
+            known = fault_value(in, e->fault, e->metric, &value, &why);
+        }
+        if (add(v, &cap, e, value, known, why) != 0)
+            return -1;
+    }
+    for (int m = 0; m < M_RUN_COUNT; m++) {
+        if (!run_metrics[m].integrity || stated[m])
+            continue;
+        struct expect_rule rule = {.metric = m, .fault = -1, .op = EXP_EQ, .value = 0};
+        snprintf(rule.text, sizeof rule.text, "%s = 0", run_metrics[m].name);
+        double value = 0;
+        const char *why = "";
+        bool known = run_value(in, v, m, &value, &why);
+        if (add(v, &cap, &rule, value, known, why) != 0)
+            return -1;
+    }
+    v->pass = v->failed == 0;
+    return 0;
+}
+
+void verdict_free(struct run_verdict *v)
+{
+    free(v->results);
+    v->results = NULL;
+    v->n = 0;
+}
+
+void verdict_value(const struct expect_result *r, char *out, size_t n)
+{
+    if (!r->known)
+        snprintf(out, n, "unknown");
+    else if (expect_metric(&r->rule)->seconds)
+        snprintf(out, n, "%.3f s", r->measured);
+    else
+        snprintf(out, n, "%.0f", r->measured);
+}
+
+void verdict_describe(const struct expect_result *r, char *out, size_t n)
+{
+    char value[64];
+    verdict_value(r, value, sizeof value);
+    snprintf(out, n, "%s%s: measured %s%s%s", r->rule.text,
+             r->rule.line ? "" : " (integrity rule)", value, r->known ? "" : " - ", r->why);
+}

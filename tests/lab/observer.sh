@@ -1,0 +1,106 @@
+# The recovery numbers against an independent observer of the same storage:
+# tcpdump on the client's interface records when controller A's answers
+# (TCP segments with payload from port 3260) stop and start again while its
+# switch port is down.  faultline's stall_s and first_io_after_clear_s must
+# agree with the wire within one bucket plus 100 ms.  One path only (ctrl-a),
+# so the I/O has to wait for that controller and no failover hides the gap.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP $TEST: namespaces and tgtd need root" >&2
+    exit 0
+fi
+command -v tcpdump > /dev/null || fail "tcpdump is missing (make deps installs it)"
+lab_prefix
+expect_code 0 "$FAULTLINE" lab up iscsi
+expect_code 0 "$FAULTLINE" lab status iscsi --json
+PORTAL=$(jq -r '.portals[0]' "$WORK/out")
+A=$(jq -r '.hosts[] | select(.name == "ctrl-a") | .address' "$WORK/out")
+CLI=$(jq -r '.hosts[] | select(.name == "client") | .interface' "$WORK/out")
+BUCKET_MS=10
+
+cat > "$WORK/observed.scn" <<EOS
+[scenario]
+name = observed
+duration = 8s
+lab = iscsi
+bucket = ${BUCKET_MS}ms
+[target]
+kind = iscsi
+portals = $PORTAL          # ctrl-a alone
+[workload]
+depth = 8
+[fault a-port]
+action = port-down
+host = ctrl-a
+at = 3s
+duration = 2500ms
+EOS
+
+# Segments with payload from ctrl-a's iSCSI port: its answers.
+tcpdump -i "$CLI" -n -tt -S -l -Q in --immediate-mode -B 65536 -s 96 \
+    "tcp and src host $A and src port 3260 and (((ip[2:2] - ((ip[0]&0xf)<<2)) - ((tcp[12]&0xf0)>>2)) != 0)" \
+    > "$WORK/wire.txt" 2> "$WORK/tcpdump.err" &
+DUMP=$!
+stop_dump() { kill "$DUMP" 2> /dev/null; wait "$DUMP" 2> /dev/null || true; }
+at_exit stop_dump
+i=0
+until grep -q "listening on" "$WORK/tcpdump.err" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+expect_code 0 "$FAULTLINE" run "$WORK/observed.scn" --out "$WORK/run" -q
+sleep 0.5
+stop_dump
+R=$WORK/run/report.json
+T0=$(jq .t0_wall "$R")
+INJ=$(jq '.faults[0].injected_at' "$R")
+CLR=$(jq '.faults[0].cleared_at' "$R")
+STALL=$(jq '.faults[0].stall_s' "$R")
+AFTER=$(jq '.faults[0].first_io_after_clear_s' "$R")
+[ "$(wc -l < "$WORK/wire.txt")" -gt 1000 ] || fail "tcpdump saw almost nothing: $(cat "$WORK/tcpdump.err")"
+# A segment the observer missed would look like a hole TCP never filled.
+grep -q "^0 packets dropped by kernel" "$WORK/tcpdump.err" ||
+    fail "tcpdump dropped packets, the observer is blind: $(cat "$WORK/tcpdump.err")"
+
+# The wire's view, in seconds since faultline's time zero.  An answer counts
+# when TCP can hand it to the initiator: when it extends the bytes received
+# in order on its connection (a segment behind a hole waits for the
+# retransmission that fills it).  Then: the longest gap between such
+# deliveries that overlaps the fault, and the first delivery after clear.
+awk -v t0="$T0" -v inj="$INJ" -v clr="$CLR" '
+    # (offsets pass 2^31: kept as "%.0f" text, never as %d or CONVFMT)
+    function deliver(t) {
+        if (n++ && prev <= clr && t >= inj && t - prev > gap) gap = t - prev
+        if (t >= clr && first == "") first = t - clr
+        prev = t
+    }
+    { t = $1 - t0; conn = $3 " " $5
+      for (i = 6; i <= NF; i++) if ($i == "seq") break
+      split($(i + 1), r, "[:,]")
+      # Offsets from the first byte seen on each connection: sequence numbers wrap
+      # at 2^32, a run moves far less than that on one connection.
+      if (!(conn in base)) { base[conn] = r[1] + 0; next_[conn] = 0 }
+      a = (r[1] - base[conn] + 4294967296) % 4294967296
+      b = (r[2] - base[conn] + 4294967296) % 4294967296
+      if (a > next_[conn]) { held[conn] = held[conn] sprintf(" %.0f:%.0f", a, b); next }
+      if (b <= next_[conn]) next                # a retransmission of what came
+      next_[conn] = b
+      do {                                      # held segments now in order
+          moved = 0; rest = ""
+          m = split(held[conn], h, " ")
+          for (k = 1; k <= m; k++) {
+              split(h[k], q, ":")
+              if (q[1] + 0 <= next_[conn]) { if (q[2] + 0 > next_[conn]) next_[conn] = q[2] + 0; moved = 1 }
+              else rest = rest " " h[k]
+          }
+          held[conn] = rest
+      } while (moved)
+      deliver(t) }
+    END { printf "%.6f %.6f\n", gap, first }' "$WORK/wire.txt" > "$WORK/wire.out"
+read -r WGAP WFIRST < "$WORK/wire.out"
+TOL=$(awk -v b=$BUCKET_MS 'BEGIN { print b / 1000 + 0.1 }')
+echo "  stall: faultline $STALL s, wire $WGAP s; first I/O after clear: faultline $AFTER s, wire $WFIRST s (tolerance $TOL s)"
+awk -v a="$STALL" -v b="$WGAP" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 2 && d <= t) }' ||
+    fail "stall_s $STALL s disagrees with the wire's $WGAP s"
+awk -v a="$AFTER" -v b="$WFIRST" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
+    fail "first_io_after_clear_s $AFTER s disagrees with the wire's $WFIRST s"
+pass

@@ -1,0 +1,56 @@
+# Every shipped scenario, run as it is, must reach its verdict for the right
+# reason: the outage it stages really happened (the recovery numbers show
+# it), the expectations of the file held, and the integrity rules held.
+# The file-based ones (smoke, demo) write to their own paths in /tmp; what
+# they create is removed afterwards.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP $TEST: the iSCSI lab needs root" >&2
+    exit 0
+fi
+lab_prefix
+DIR=$(cd "$(dirname "$0")/../../scenarios" && pwd)
+
+# why SCENARIO: a jq filter on report.json that must be true, saying that
+# the run failed or passed for the reason the scenario is about.
+why() {
+    case $1 in
+    iscsi-controller-kill) echo '[.faults[0].path_events[] | select(.event == "switch")] | length >= 1' ;;
+    iscsi-controller-pause) echo '([.faults[0].path_events[] | select(.event == "switch")] | length >= 1) and .faults[0].stall_s >= 2' ;;
+    iscsi-port-bounce) echo '.faults[0].stall_s >= 1.5 and .faults[0].steps == 2' ;;
+    iscsi-switch-restart) echo '.faults[0].stall_s >= 3.5' ;;
+    iscsi-client-link) echo '.faults[0].stall_s >= 3.5' ;;
+    iscsi-packet-loss) echo '.faults[0].recovery_s >= 2' ;;
+    iscsi-partition) echo '([.faults[0].path_events[] | select(.event == "switch")] | length >= 1) and .faults[0].stall_s >= 2' ;;
+    iscsi-bandwidth) echo '.faults[0].impact_s != null and .faults[0].recovery_s >= 4' ;;
+    iscsi-disk-corruption) echo '.corruption.detected_corrupt == 4 and .counts.corrupt >= 4' ;;
+    *) echo 'true' ;;
+    esac
+}
+
+made=""
+remove_made() { for f in $made; do rm -f "$f"; done; }
+at_exit remove_made
+for f in "$DIR"/*.scn; do
+    name=$(basename "$f" .scn)
+    path=$(sed -n 's/^path *= *\([^ #]*\).*/\1/p' "$f")
+    [ -z "$path" ] || [ -e "$path" ] || made="$made $path"
+    start=$(date +%s)
+    set +e
+    "$FAULTLINE" run "$f" --out "$WORK/$name" -q > "$WORK/$name.out" 2>&1
+    code=$?
+    set -e
+    R=$WORK/$name/report.json
+    [ -f "$R" ] || { cat "$WORK/$name.out" >&2; fail "$name: no report.json"; }
+    [ "$code" = 0 ] || { cat "$WORK/$name.out" >&2; fail "$name: exit $code, expected a pass"; }
+    json "$R" .verdict '"pass"'
+    json "$R" '[.expectations[] | select(.pass | not)] | length' 0
+    json "$R" "$(why "$name")" true
+    xmllint --noout "$WORK/$name/junit.xml" || fail "$name: junit.xml is not well-formed"
+    json "$R" '.expectations | length' \
+        "$(xmllint --xpath 'count(//testcase[contains(@classname,".expect")])' "$WORK/$name/junit.xml")"
+    grep -q "<svg" "$WORK/$name/report.html" || fail "$name: report.html has no plot"
+    echo "  $name: pass in $(($(date +%s) - start)) s; $(jq -r '[.faults[] | "\(.name): stall \(.stall_s) s, recovery \(.recovery_s) s"] | join("; ")' "$R")"
+done
+pass

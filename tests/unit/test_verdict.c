@@ -1,0 +1,170 @@
+/*
+ * The verdict: integrity rules hold unless the scenario restates them, a
+ * written expectation replaces the rule for its metric, and findings on
+ * blocks that a corrupt fault of the run overwrote are the detection the
+ * fault was there for, not damage.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../harness/scenario.h"
+#include "../../harness/verdict.h"
+
+#define CORRUPT_ACTION 10 /* index of "corrupt" in fault_actions */
+
+static struct scenario sc;
+static struct findings fnd;
+static struct io_stats io;
+
+static void load(const char *expect_lines)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "[target]\nkind = file\npath = /tmp/x.img\n%s", expect_lines);
+    char err[FL_ERRLEN];
+    if (scenario_parse(text, "v.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+static void bad_read(uint64_t block, enum fl_class cls, uint64_t at_ns)
+{
+    struct finding f = {.cls = cls, .phase = "workload", .op = "read", .block = block,
+                        .read_ns = at_ns, .written_ns = FL_TIME_UNKNOWN};
+    findings_add(&fnd, &f);
+}
+
+static const struct expect_result *result(const struct run_verdict *v, const char *text)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (strcmp(v->results[i].rule.text, text) == 0)
+            return &v->results[i];
+    fail_msg("no rule '%s'", text);
+    return NULL;
+}
+
+static struct verdict_input input(void)
+{
+    return (struct verdict_input){.sc = &sc, .run = true, .findings = &fnd, .io = &io,
+                                  .block_size = 4096, .nblocks = 256, .max_stall_s = 0.5};
+}
+
+static void integrity_rules_need_no_words(void **state)
+{
+    (void)state;
+    load("");
+    findings_init(&fnd, 100);
+    struct verdict_input in = input();
+    struct run_verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_true(v.pass);
+    assert_int_equal(v.n, 8); /* lost_writes .. io_errors, hung */
+    verdict_free(&v);
+
+    bad_read(7, CLS_LOST_WRITE, 1000);
+    in.hung = 3;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_false(v.pass);
+    assert_int_equal(v.failed, 2);
+    assert_false(result(&v, "lost_writes = 0")->pass);
+    assert_true(result(&v, "lost_writes = 0")->measured == 1);
+    assert_false(result(&v, "hung = 0")->pass);
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
+static void a_written_expectation_replaces_the_rule(void **state)
+{
+    (void)state;
+    load("[expect]\nlost_writes <= 2\nmax_stall <= 1s\nrecovery <= 5s\n");
+    findings_init(&fnd, 100);
+    bad_read(7, CLS_LOST_WRITE, 1000);
+    bad_read(9, CLS_LOST_WRITE, 2000);
+    struct verdict_input in = input();
+    struct run_verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_true(v.pass);
+    assert_int_equal(v.n, 3 + 7); /* three written, the other seven rules */
+    assert_true(result(&v, "max_stall <= 1s")->measured == 0.5);
+    verdict_free(&v);
+
+    /* A fault that never recovered fails `recovery`, with the reason. */
+    struct recovery r[1] = {{.injected = true, .recovered = false}};
+    in.recovery = r;
+    in.nfaults = 1;
+    struct fault f = {.ops = fault_ops_of(7), .injected_ns = 1};
+    in.faults = &f;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_false(v.pass);
+    const struct expect_result *x = result(&v, "recovery <= 5s");
+    assert_false(x->known);
+    assert_non_null(strstr(x->why, "never recovered"));
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
+static void detected_corruption_is_not_damage(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/fl-verdict-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    load("[expect]\ndetected_corrupt = 2\nundetected_corrupt = 1\n");
+    findings_init(&fnd, 100);
+    struct fault f = {.ops = fault_ops_of(CORRUPT_ACTION), .injected_ns = 5000, .nranges = 3};
+    snprintf(f.path, sizeof f.path, "%s", path);
+    f.ranges[0][0] = 10 * 4096;   /* block 10 */
+    f.ranges[0][1] = 4096;
+    f.ranges[1][0] = 20 * 4096 + 100; /* inside block 20 */
+    f.ranges[1][1] = 10;
+    f.ranges[2][0] = 30 * 4096;   /* block 30: nobody reads it */
+    f.ranges[2][1] = 4096;
+    bad_read(10, CLS_CORRUPT, 6000);
+    bad_read(20, CLS_ZEROED, 7000);
+    bad_read(40, CLS_CORRUPT, 8000);  /* elsewhere: real damage */
+    bad_read(30, CLS_CORRUPT, 4000);  /* before the fault: not its doing */
+    struct verdict_input in = input();
+    in.faults = &f;
+    in.nfaults = 1;
+    in.target_path = path;
+    struct run_verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_int_equal(v.corrupted_blocks, 3);
+    assert_int_equal(v.detected_corrupt, 2);
+    assert_int_equal(v.undetected_corrupt, 1);
+    assert_int_equal(v.explained[CLS_CORRUPT], 1);
+    assert_int_equal(v.explained[CLS_ZEROED], 1);
+    assert_int_equal(v.unexplained[CLS_CORRUPT], 2); /* block 40 and the early read */
+    assert_int_equal(v.unexplained[CLS_ZEROED], 0);
+    assert_true(result(&v, "detected_corrupt = 2")->pass);
+    assert_true(result(&v, "undetected_corrupt = 1")->pass);
+    assert_false(result(&v, "corrupt = 0")->pass);
+    assert_true(result(&v, "zeroed = 0")->pass);
+    verdict_free(&v);
+
+    /* The same fault on another file explains nothing. */
+    in.target_path = "/dev/null";
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_int_equal(v.corrupted_blocks, 0);
+    assert_int_equal(v.unexplained[CLS_CORRUPT], 3);
+    verdict_free(&v);
+    findings_free(&fnd);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(integrity_rules_need_no_words),
+        cmocka_unit_test(a_written_expectation_replaces_the_rule),
+        cmocka_unit_test(detected_corruption_is_not_damage),
+    };
+    return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
