@@ -456,18 +456,24 @@ static void run_threads(struct crew *c, bool verify)
         events_emit(c->events, 0, "abandoned", NULL,
                     "the sweep got no answer for the grace period: left behind");
     }
+    bool any_left = false;
     for (unsigned i = 0; i < started; i++) {
         pthread_mutex_lock(&c->gate_mu);
         bool back = c->w[i].thread_done;
         pthread_mutex_unlock(&c->gate_mu);
-        if (back)
+        if (back) {
             pthread_join(c->w[i].thread, NULL);
-        else
+        } else {
             c->w[i].left_behind = true; /* parked in its target's silence; never joined */
+            any_left = true;
+        }
     }
     if (show && tty)
         fputc('\n', stderr);
-    free(args);
+    /* A worker left behind still holds its argument and reads it if its I/O
+     * ever returns; the process ends without freeing what workers use. */
+    if (!any_left)
+        free(args);
 }
 
 static void add_stats(struct io_stats *to, const struct io_stats *s)
