@@ -17,6 +17,9 @@ static const char *const names[CLS_COUNT] = {
     [CLS_CORRUPT] = "corrupt",
     [CLS_ZEROED] = "zeroed",
     [CLS_IO_ERROR] = "io-error",
+    [CLS_MISSING_FILE] = "missing-file",
+    [CLS_UNEXPECTED_FILE] = "unexpected-file",
+    [CLS_WRONG_SIZE] = "wrong-size",
 };
 
 const char *class_name(enum fl_class c)

@@ -17,6 +17,12 @@
  *   zeroed       all zero where data was durable
  *   io-error     the read itself failed (decided by the caller, not here)
  *
+ * and for file trees (the `files` target, decided by its namespace checks):
+ *
+ *   missing-file     a file (or directory) the tree must hold is not there
+ *   unexpected-file  a name is there that the tree must not hold
+ *   wrong-size       a file is there with another size than it must have
+ *
  * When several apply, the first in the order corrupt, misdirected, torn,
  * zeroed, lost-write, stale-read wins: the most specific damage is named.
  * Sectors of another run, zero sectors and (on never-written blocks) foreign
@@ -41,6 +47,9 @@ enum fl_class {
     CLS_CORRUPT,
     CLS_ZEROED,
     CLS_IO_ERROR,
+    CLS_MISSING_FILE,
+    CLS_UNEXPECTED_FILE,
+    CLS_WRONG_SIZE,
     CLS_COUNT
 };
 

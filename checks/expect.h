@@ -13,8 +13,9 @@
  *
  * Every metric is a number: a count, or seconds (written as a duration).
  * The integrity metrics (lost_writes, stale_reads, torn, misdirected,
- * corrupt, zeroed, io_errors) and hung must be 0 unless the scenario says
- * otherwise about that metric: those are the integrity rules, and the
+ * corrupt, zeroed, io_errors, missing_files, unexpected_files, wrong_sizes)
+ * and hung must be 0 unless the scenario says otherwise about that metric:
+ * those are the integrity rules, and the
  * verdict is pass only if each of them and every written expectation holds.
  *
  * This module only knows the names and the comparison; the harness
@@ -37,6 +38,9 @@ enum run_metric {
     M_CORRUPT,
     M_ZEROED,
     M_IO_ERRORS,
+    M_MISSING_FILES,
+    M_UNEXPECTED_FILES,
+    M_WRONG_SIZES,
     M_FINDINGS,
     M_DETECTED_CORRUPT,
     M_UNDETECTED_CORRUPT,

@@ -76,7 +76,8 @@ void findings_add(struct findings *f, const struct finding *x)
 
 void findings_keep(struct findings *f, const struct finding *x)
 {
-    struct finding *seen = lookup(f, x->block, x->cls);
+    /* Name findings (no block) are one per path and never repeat. */
+    struct finding *seen = x->block == FL_NO_BLOCK ? NULL : lookup(f, x->block, x->cls);
     if (seen) {
         seen->repeats += 1 + x->repeats;
         if (x->read_ns > seen->last_read_ns)
@@ -100,7 +101,8 @@ void findings_keep(struct findings *f, const struct finding *x)
     f->list[f->n] = *x;
     if (!f->list[f->n].last_read_ns)
         f->list[f->n].last_read_ns = x->read_ns;
-    index_add(f, f->n); /* without the index a repeat is listed again: harmless */
+    if (x->block != FL_NO_BLOCK)
+        index_add(f, f->n); /* without the index a repeat is listed again: harmless */
     f->n++;
 }
 

@@ -7,7 +7,9 @@
  * was written and when the bad read happened.  A block read bad again in the
  * same class adds to that finding's `repeats` (and `last_read_ns`) instead of
  * a new entry, so a handful of damaged blocks read thousands of times stay a
- * handful of findings.  The list keeps the first `limit` findings (counts go
+ * handful of findings.  A file tree's namespace check adds findings about
+ * names (missing-file, unexpected-file, wrong-size) that carry their path
+ * and no block.  The list keeps the first `limit` findings (counts go
  * on): a dead target can produce millions.
  */
 #ifndef FL_FINDINGS_H
@@ -19,12 +21,15 @@
 #include "classify.h"
 
 #define FL_TIME_UNKNOWN UINT64_MAX
+#define FL_NO_BLOCK UINT64_MAX /* a finding about a name (file tree), not a block */
+#define FL_FINDING_PATH 256
 
 struct finding {
     enum fl_class cls;
     const char *phase;       /* "workload", "sweep" or "verify" */
-    const char *op;          /* "read", "write" or "flush" */
-    uint64_t block;
+    const char *op;          /* "read", "write", "flush"; for names the operation that
+                                should have made what was found ("create", "rename"...) */
+    uint64_t block;          /* FL_NO_BLOCK for a name finding */
     uint64_t offset;         /* byte offset of the first offending sector */
     gen_t expected_gen;      /* the newest generation the read had to return */
     gen_t found_gen;
@@ -35,6 +40,7 @@ struct finding {
     uint64_t repeats;        /* further bad reads of this block in this class */
     uint64_t last_read_ns;
     char detail[192];
+    char path[FL_FINDING_PATH]; /* a name finding's path below the tree root; "" for blocks */
 };
 
 struct findings {

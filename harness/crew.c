@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../checks/names.h"
 #include "../workloads/clock.h"
 
 unsigned crew_size(const struct scenario *sc)
@@ -32,6 +33,7 @@ static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *
     memset(&w->be, 0, sizeof w->be);
     w->be.ops = ops;
     w->be.again = w->index > 0; /* worker 0 opens first and holds any claim */
+    w->be.existing = c->verifying;
     w->be.worker = w->index;
     w->events = (struct event_source){.log = c->events, .worker = w->index};
     if (c->events) {
@@ -67,6 +69,32 @@ static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
     for (unsigned i = 0; i < n; i++) {
         c->w[i].index = i;
         worker_dir(c->dir, i, c->w[i].dir, sizeof c->w[i].dir);
+    }
+    return 0;
+}
+
+/* kind = files: the metadata streams, each in its own directory of the
+ * tree (made by the first backend open); a verify pass loads their models. */
+static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
+{
+    const struct scenario *sc = c->sc;
+    if (strcmp(sc->target.kind, "files") != 0 || !sc->metadata)
+        return 0;
+    if (!(c->meta = calloc(sc->metadata, sizeof *c->meta))) {
+        snprintf(err, errlen, "out of memory for the metadata streams");
+        return -1;
+    }
+    char root[PATH_MAX + 160];
+    files_root(&sc->target, root, sizeof root);
+    for (unsigned i = 0; i < sc->metadata; i++) {
+        struct meta_stream *m = &c->meta[i];
+        c->nmeta = i + 1;
+        if (meta_init(m, root, i, sc->workload.seed + 0x9e3779b97f4a7c15ull * (i + 1),
+                      sc->findings_limit, existing) != 0 ||
+            (existing && meta_load(m, c->dir) != 0)) {
+            snprintf(err, errlen, "metadata stream %u: %s", i, m->err);
+            return -1;
+        }
     }
     return 0;
 }
@@ -160,7 +188,7 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
             .segment_limit = sc->journal_segment,
         };
     }
-    return 0;
+    return prepare_meta(c, false, err, errlen);
 }
 
 /* --- threads --- */
@@ -375,12 +403,69 @@ static bool monitor_until(struct monitor *m, unsigned started, unsigned *count, 
     return true;
 }
 
+struct meta_arg {
+    struct crew *c;
+    struct meta_stream *m;
+};
+
+static void *meta_thread(void *arg)
+{
+    struct meta_arg *a = arg;
+    meta_run(a->m, a->c->t0, a->c->sc->duration_ns, a->c->stop_workload);
+    pthread_mutex_lock(&a->c->gate_mu);
+    a->c->meta_done++;
+    pthread_cond_broadcast(&a->c->gate_cv);
+    pthread_mutex_unlock(&a->c->gate_mu);
+    return NULL;
+}
+
+/* Starts the metadata streams (signals blocked, like the workers). */
+static struct meta_arg *start_meta(struct crew *c)
+{
+    struct meta_arg *args = c->nmeta ? calloc(c->nmeta, sizeof *args) : NULL;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (unsigned i = 0; args && i < c->nmeta; i++) {
+        args[i] = (struct meta_arg){.c = c, .m = &c->meta[i]};
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, meta_thread, &args[i]);
+        if (rc != 0) {
+            snprintf(c->meta[i].err, sizeof c->meta[i].err, "cannot start: %s", strerror(rc));
+            break;
+        }
+        pthread_detach(t);
+        c->meta_started++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return args;
+}
+
+/* Waits for the metadata streams until deadline (ns since t0).  True when
+ * all are back. */
+static bool wait_meta(struct crew *c, uint64_t deadline)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    pthread_mutex_lock(&c->gate_mu);
+    while (c->meta_done < c->meta_started && mono_ns() - c->t0 < deadline) {
+        pthread_mutex_unlock(&c->gate_mu);
+        nanosleep(&tick, NULL);
+        pthread_mutex_lock(&c->gate_mu);
+    }
+    bool all = c->meta_done == c->meta_started;
+    pthread_mutex_unlock(&c->gate_mu);
+    return all;
+}
+
 /* Starts one thread per worker with SIGINT/SIGTERM blocked (the main thread
  * takes the signals), waits for all, printing progress while the workload
  * runs. */
 static void run_threads(struct crew *c, bool verify)
 {
     struct thread_arg *args = calloc(c->n, sizeof *args);
+    struct meta_arg *meta_args = NULL;
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -422,6 +507,7 @@ static void run_threads(struct crew *c, bool verify)
         c->start_open = true;
         pthread_cond_broadcast(&c->gate_cv);
         pthread_mutex_unlock(&c->gate_mu);
+        meta_args = start_meta(c);
     }
     struct monitor m = {.c = c, .tty = tty, .show = show, .last_t = mono_ns() - c->t0};
     m.next = m.last_t + 1000000000ull;
@@ -431,14 +517,19 @@ static void run_threads(struct crew *c, bool verify)
          * is not back is stuck on a target that stopped answering. */
         uint64_t deadline = c->sc->duration_ns + c->grace_ns;
         bool back = monitor_until(&m, started, &c->engines_done, deadline, false);
+        if (!wait_meta(c, deadline)) {
+            back = false;
+            c->meta_left_behind = true; /* its stream and arguments stay allocated */
+        }
         c->workload_end_ns = mono_ns() - c->t0;
         if (!back) {
             c->abandoned = true;
             *c->stop_sweep = 1;
             char detail[160];
-            snprintf(detail, sizeof detail, "%u of %u workers still wait for I/O %.0f s after "
-                     "the end of the workload: left behind", started - c->engines_done, started,
-                     (double)c->grace_ns / 1e9);
+            snprintf(detail, sizeof detail, "%u of %u workers and %u of %u metadata streams "
+                     "still wait for I/O %.0f s after the end of the workload: left behind",
+                     started - c->engines_done, started, c->meta_started - c->meta_done,
+                     c->meta_started, (double)c->grace_ns / 1e9);
             events_emit(c->events, 0, "abandoned", NULL, detail);
         }
         if (c->between)
@@ -474,6 +565,8 @@ static void run_threads(struct crew *c, bool verify)
      * ever returns; the process ends without freeing what workers use. */
     if (!any_left)
         free(args);
+    if (!c->meta_left_behind)
+        free(meta_args);
 }
 
 static void add_stats(struct io_stats *to, const struct io_stats *s)
@@ -588,17 +681,47 @@ static void save_states(struct crew *c)
     }
 }
 
+/* kind = files: the names of the tree, once its data is swept.  Not after
+ * an abandoned run: the filesystem stopped answering. */
+static void check_names(struct crew *c, const char *phase)
+{
+    if (strcmp(c->sc->target.kind, "files") != 0 || c->abandoned)
+        return;
+    uint64_t now = c->t0 ? mono_ns() - c->t0 : 0;
+    const char *skip[17] = {NULL};
+    for (unsigned i = 0; i < c->nmeta && i < 16; i++)
+        skip[i] = c->meta[i].rel;
+    if (names_check_tree(&c->sc->target, skip, &c->findings, phase, now, c->names_err,
+                         sizeof c->names_err) < 0 && !c->error)
+        c->error = c->names_err;
+    for (unsigned i = 0; i < c->nmeta; i++) {
+        struct meta_stream *m = &c->meta[i];
+        meta_check_all(m, phase, now);
+        if (!c->verifying && meta_save(m, c->dir) != 0 && !c->error) {
+            snprintf(c->names_err, sizeof c->names_err, "metadata stream %u: %s", i, m->err);
+            c->error = c->names_err;
+        }
+        for (int k = 0; k < CLS_COUNT; k++)
+            c->findings.counts[k] += m->findings.counts[k];
+        for (size_t k = 0; k < m->findings.n; k++)
+            findings_keep(&c->findings, &m->findings.list[k]);
+        c->findings.unlisted += m->findings.unlisted;
+    }
+}
+
 void crew_run(struct crew *c)
 {
     run_threads(c, false);
     save_states(c);
     merge(c);
+    check_names(c, "sweep");
 }
 
 int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *dir, char *err,
                         size_t errlen)
 {
     c->sc = sc;
+    c->verifying = true;
     c->hung_after_ns = sc->hung_after_ns;
     c->grace_ns = sc->grace_ns;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
@@ -660,13 +783,14 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
     }
     c->capacity = c->w[0].be.capacity;
     snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
-    return 0;
+    return prepare_meta(c, true, err, errlen);
 }
 
 void crew_verify(struct crew *c)
 {
     run_threads(c, true);
     merge(c);
+    check_names(c, "verify");
 }
 
 bool crew_block_written(void *ctx, uint64_t b)
@@ -700,6 +824,12 @@ void crew_close(struct crew *c)
             statemap_free(&w->map);
         if (w->be_open)
             w->be.ops->close(&w->be);
+    }
+    for (unsigned i = 0; !c->meta_left_behind && i < c->nmeta; i++)
+        meta_free(&c->meta[i]);
+    if (!c->meta_left_behind) {
+        free(c->meta);
+        c->meta = NULL;
     }
     if (c->abandoned)
         return; /* left-behind threads still hold the gate and their worker */

@@ -25,6 +25,7 @@
 #include "../workloads/backend.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
+#include "../workloads/meta.h"
 #include "../workloads/statemap.h"
 #include "events.h"
 #include "scenario.h"
@@ -94,7 +95,13 @@ struct crew {
     size_t bytes_at_rest, bytes_peak, pending_peak;
     uint64_t journal_stalls, checkpoints, replayed, doubtful_writes;
     bool interrupted, state_final;
+    bool verifying;    /* a verify pass: the backend opens what the run made */
+    /* kind = files: the metadata streams, one thread each (meta.h) */
+    struct meta_stream *meta;
+    unsigned nmeta, meta_started, meta_done;
+    bool meta_left_behind;
     const char *error; /* first worker error, or NULL */
+    char names_err[FL_ERRLEN]; /* why the names of a file tree could not be checked */
 };
 
 /* How many workers and how much depth each: the sync engine runs one worker

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../workloads/tree.h"
 #include "json.h"
 #include "units.h"
 
@@ -83,19 +84,74 @@ static void json_io(struct json *j, const struct io_stats *s)
     json_obj_end(j);
 }
 
-static void json_finding(struct json *j, const struct finding *f, const char *path)
+/* The layout of a file tree, built once: reports name the file of every
+ * block finding, and a tree may hold many thousands of files. */
+static struct tree where_tree;
+static bool where_ready;
+
+void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
+                  uint64_t *offset)
 {
+    const struct target_cfg *t = &r->sc->target;
+    *offset = f->offset;
+    if (strcmp(t->kind, "files") != 0) {
+        snprintf(path, n, "%s", t->path[0] ? t->path : "the LUN");
+        return;
+    }
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    if (f->block == FL_NO_BLOCK) {
+        snprintf(path, n, "%s/%s", root, f->path);
+        return;
+    }
+    char err[256];
+    if (!where_ready && tree_layout(&where_tree, (enum tree_class)t->files.tree_class, t->size,
+                                    t->files.block_size, root, err, sizeof err) == 0)
+        where_ready = true;
+    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, f->block) : NULL;
+    if (!tf) {
+        snprintf(path, n, "%s", root);
+        return;
+    }
+    tree_path(&where_tree, tf, path, n);
+    *offset = f->offset - tf->first_block * where_tree.block_size;
+}
+
+static void meta_totals(const struct report *r, uint64_t *ops, uint64_t *errors)
+{
+    for (unsigned i = 0; i < r->nmeta; i++) {
+        for (int k = 0; k < MOP_COUNT; k++)
+            ops[k] += r->meta_streams[i].ops[k];
+        *errors += r->meta_streams[i].errors;
+    }
+}
+
+static void json_finding(struct json *j, const struct report *r, const struct finding *f)
+{
+    char path[PATH_MAX + 800];
+    uint64_t offset;
+    report_where(r, f, path, sizeof path, &offset);
+    bool name = f->block == FL_NO_BLOCK;
     json_obj_begin(j);
     json_key(j, "class");
     json_str(j, class_name(f->cls));
     json_key(j, "block");
-    json_u64(j, f->block);
+    if (name)
+        json_null(j);
+    else
+        json_u64(j, f->block);
     json_key(j, "offset");
-    json_u64(j, f->offset);
+    if (name)
+        json_null(j);
+    else
+        json_u64(j, offset);
     json_key(j, "path");
     json_str(j, path);
     json_key(j, "expected_gen");
-    json_u64(j, f->expected_gen);
+    if (name)
+        json_null(j);
+    else
+        json_u64(j, f->expected_gen);
     json_key(j, "found_gen");
     if (f->found_known)
         json_u64(j, f->found_gen);
@@ -378,7 +434,7 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_key(&j, "findings");
     json_arr_begin(&j);
     for (size_t i = 0; i < r->findings->n; i++)
-        json_finding(&j, &r->findings->list[i], r->sc->target.path);
+        json_finding(&j, r, &r->findings->list[i]);
     json_arr_end(&j);
     json_key(&j, "findings_unlisted");
     json_u64(&j, r->findings->unlisted);
@@ -481,6 +537,24 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_obj_end(&j);
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
+    if (r->nmeta) {
+        uint64_t ops[MOP_COUNT] = {0}, errors = 0;
+        meta_totals(r, ops, &errors);
+        json_key(&j, "metadata");
+        json_obj_begin(&j);
+        json_key(&j, "streams");
+        json_u64(&j, r->nmeta);
+        json_key(&j, "errors");
+        json_u64(&j, errors);
+        json_key(&j, "ops");
+        json_obj_begin(&j);
+        for (int k = 0; k < MOP_COUNT; k++) {
+            json_key(&j, meta_op_name((enum meta_op)k));
+            json_u64(&j, ops[k]);
+        }
+        json_obj_end(&j);
+        json_obj_end(&j);
+    }
     json_key(&j, "path_events");
     json_arr_begin(&j);
     for (size_t i = 0; r->events && i < r->events->n; i++)
@@ -673,6 +747,16 @@ static int write_text(const struct report *r, char *err, size_t errlen)
     fprintf(f, "  state map  %.2f bytes per block at rest, %zu pending at most\n",
             r->meta->nblocks ? (double)r->map_bytes_at_rest / (double)r->meta->nblocks : 0.0,
             r->pending_peak);
+    if (r->nmeta) {
+        uint64_t ops[MOP_COUNT] = {0}, errors = 0, all = 0;
+        meta_totals(r, ops, &errors);
+        for (int k = 0; k < MOP_COUNT; k++)
+            all += ops[k];
+        fprintf(f, "  metadata   %" PRIu64 " operations in %u streams (", all, r->nmeta);
+        for (int k = 0; k < MOP_COUNT; k++)
+            fprintf(f, "%s%s %" PRIu64, k ? ", " : "", meta_op_name((enum meta_op)k), ops[k]);
+        fprintf(f, "), %" PRIu64 " failed\n", errors);
+    }
     if (r->doubtful_writes)
         fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "
                    "path: either generation allowed until rewritten\n",
@@ -720,11 +804,19 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                 if (x->repeats)
                     snprintf(again, sizeof again, " (and %" PRIu64 " more times, last at %.3f s)",
                              x->repeats, (double)x->last_read_ns / 1e9);
-                fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): expected gen "
-                           "%u, found %s; written at %s, read at %s%s\n      %s\n",
-                        x->block, x->offset, r->sc->target.path[0] ? r->sc->target.path : "the LUN",
-                        x->phase, x->op,
-                        x->expected_gen, found, wt, rt, again, x->detail);
+                char where[PATH_MAX + 800];
+                uint64_t offset;
+                report_where(r, x, where, sizeof where, &offset);
+                if (x->block == FL_NO_BLOCK && x->written_ns == FL_TIME_UNKNOWN)
+                    fprintf(f, "    %s (%s): %s; seen at %s\n", where, x->phase, x->detail, rt);
+                else if (x->block == FL_NO_BLOCK)
+                    fprintf(f, "    %s (%s, after %s at %s): %s; seen at %s\n", where, x->phase,
+                            x->op, wt, x->detail, rt);
+                else
+                    fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): expected "
+                               "gen %u, found %s; written at %s, read at %s%s\n      %s\n",
+                            x->block, offset, where, x->phase, x->op, x->expected_gen, found, wt,
+                            rt, again, x->detail);
             }
         }
         if (r->findings->unlisted)
@@ -754,7 +846,7 @@ static int write_events(const struct report *r, char *err, size_t errlen)
         json_key(&j, "mode");
         json_str(&j, r->mode);
         json_key(&j, "finding");
-        json_finding(&j, &r->findings->list[i], r->sc->target.path);
+        json_finding(&j, r, &r->findings->list[i]);
         json_obj_end(&j);
         fputc('\n', f);
     }

@@ -25,6 +25,7 @@
 #include "../faults/fault.h"
 #include "../workloads/backend.h"
 #include "../workloads/journal.h"
+#include "../workloads/meta.h"
 #include "events.h"
 #include "scenario.h"
 #include "verdict.h"
@@ -49,6 +50,8 @@ struct report {
     size_t pending_peak;
     uint64_t journal_stalls, checkpoints;
     uint64_t doubtful_writes;     /* reissued writes: either generation allowed */
+    const struct meta_stream *meta_streams; /* files: metadata streams (run), or NULL */
+    unsigned nmeta;
     const struct event_log *events; /* path and lab events, may be NULL */
     const struct fault *faults;   /* the run's faults and what happened to them */
     unsigned nfaults;
@@ -91,6 +94,11 @@ int report_install(FILE *f, const char *tmp, const char *dir, const char *name, 
 /* Text for XML and HTML: < > & " ' escaped, control characters (but
  * newline and tab) replaced by '?'. */
 void report_escape(FILE *f, const char *s);
+
+/* Where a finding is: the file or device (for a file tree the file the
+ * block lives in, or the name found wrong) and the byte offset in it. */
+void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
+                  uint64_t *offset);
 
 /* junit.xml (report_junit.c) and report.html (report_html.c). */
 int report_write_junit(const struct report *r, char *err, size_t errlen);

@@ -360,14 +360,21 @@ static void findings_table(FILE *f, const struct report *r)
                    " detected, %" PRIu64 " not.</p>\n",
                 r->verdict->corrupted_blocks, r->verdict->detected_corrupt,
                 r->verdict->undetected_corrupt);
-    fprintf(f, "<table><tr><th>class</th><th>block</th><th>byte offset</th><th>expected gen</th>"
-               "<th>found gen</th><th>written at</th><th>read at</th><th>repeats</th>"
-               "<th>phase</th><th>detail</th></tr>\n");
+    fprintf(f, "<table><tr><th>class</th><th>file or device</th><th>block</th><th>byte offset</th>"
+               "<th>expected gen</th><th>found gen</th><th>written at</th><th>read at</th>"
+               "<th>repeats</th><th>phase</th><th>detail</th></tr>\n");
     for (size_t i = 0; i < r->findings->n && i < FINDINGS_SHOWN; i++) {
         const struct finding *x = &r->findings->list[i];
-        fprintf(f, "<tr><td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
-                   "</td><td class=\"n\">%u</td>",
-                class_name(x->cls), x->block, x->offset, x->expected_gen);
+        char where[PATH_MAX + 800];
+        uint64_t offset;
+        report_where(r, x, where, sizeof where, &offset);
+        fprintf(f, "<tr><td>%s</td><td>", class_name(x->cls));
+        report_escape(f, where);
+        if (x->block == FL_NO_BLOCK)
+            fprintf(f, "</td><td>&ndash;</td><td>&ndash;</td><td>&ndash;</td>");
+        else
+            fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                       "</td><td class=\"n\">%u</td>", x->block, offset, x->expected_gen);
         if (x->found_known)
             fprintf(f, "<td class=\"n\">%u</td>", x->found_gen);
         else

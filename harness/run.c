@@ -315,6 +315,8 @@ int cmd_run(const struct run_opts *o)
         rep.journal_stalls = crew.journal_stalls;
         rep.checkpoints = crew.checkpoints;
         rep.doubtful_writes = crew.doubtful_writes;
+        rep.meta_streams = crew.meta_left_behind ? NULL : crew.meta;
+        rep.nmeta = crew.meta_left_behind ? 0 : crew.nmeta;
         rep.prefill = sc.workload.prefill ? &crew.prefilled : NULL;
         rep.faults = tl->faults;
         rep.nfaults = tl->n;

@@ -69,12 +69,13 @@ static const struct key keys[] = {
      "iscsi target without portals then means the lab LUN through both controllers", IN_SCENARIO},
 
     {"target", "kind", K_STRING, NULL, NULL, F(target.kind), 0, 0,
-     "file or blockdev (required)", IN_SCENARIO},
+     "file, blockdev, iscsi or files (required)", IN_SCENARIO},
     {"target", "path", K_STRING, NULL, NULL, F(target.path), 0, 0,
-     "the file or device (required)", IN_SCENARIO},
+     "the file or device; for files the directory (any mounted filesystem) the tree "
+     "faultline-NAME is made in (required)", IN_SCENARIO},
     {"target", "size", K_SIZE, NULL, NULL, F(target.size), FL_BLOCK_MIN, 0,
      "bytes to test; a file is created or extended to it (default: the whole device or "
-     "existing file)", IN_SCENARIO},
+     "existing file); for files the data budget of the tree (default 64MiB)", IN_SCENARIO},
     {"target", "sync", K_BOOL, "no", NULL, F(target.sync), 0, 0,
      "open with O_DSYNC: every write is durable when it completes", IN_SCENARIO},
     {"target", "portals", K_STRING, NULL, NULL, F(portals_text), 0, 0,
@@ -117,6 +118,16 @@ static const struct key keys[] = {
     {"workload", "prefill", K_BOOL, "no", NULL, F(prefill), 0, 0,
      "write every block once before the timed workload, so that even read = 100% verifies "
      "real data (times of those writes count as 0)", IN_SCENARIO},
+    {"workload", "class", K_CHOICE, "mixed", "large|medium|small|tree|mixed", F(class_choice),
+     0, 0, "files: the tree's shape: large (4 big files), medium (10 MiB files in 10 "
+     "directories), small (3 KiB files, 100 per directory), tree (a source tree), mixed (a "
+     "third each of large, medium, small)", IN_SCENARIO},
+    {"workload", "procs", K_COUNT, NULL, NULL, F(procs), 1, 256,
+     "files: parallel streams, each a thread doing one I/O at a time (the same as depth; "
+     "default: depth)", IN_SCENARIO},
+    {"workload", "metadata", K_COUNT, "1", NULL, F(metadata), 0, 16,
+     "files: metadata streams (create, rename, unlink, mkdir, readdir, stat checked against "
+     "a model of the tree), each in its own directory; 0: none", IN_SCENARIO},
     {"workload", "workers", K_COUNT, NULL, NULL, F(workers), 1, 256,
      "io_uring (or iscsi) threads sharing `depth`, each owning every workers-th block "
      "(default 1)", IN_SCENARIO},
@@ -404,6 +415,15 @@ static int line_of(const struct ini *ini, const char *section, const char *key)
     return 1;
 }
 
+static bool has_key(const struct ini *ini, const char *section, const char *key)
+{
+    for (size_t i = 0; i < ini->n; i++)
+        for (size_t k = 0; strcmp(ini->sections[i].type, section) == 0 && k < ini->sections[i].n; k++)
+            if (strcmp(ini->sections[i].entries[k].key, key) == 0)
+                return true;
+    return false;
+}
+
 /* "iscsi://a/iqn/1, iscsi://b/iqn/1" -> target.iscsi.portals[] */
 static int split_portals(struct scenario *sc, const struct ini *ini, char *err, size_t n)
 {
@@ -472,6 +492,30 @@ static int check_whole(struct scenario *sc, const struct ini *ini, char *err, si
     }
     if (sc->portals_text[0] && split_portals(sc, ini, err, n) != 0)
         return -1;
+    bool files = strcmp(sc->target.kind, "files") == 0;
+    if (files && (sc->engine_choice == 1 || sc->direct)) {
+        snprintf(err, n, "%s:%d: %s: kind = files runs the sync engine, buffered (one thread "
+                 "per stream, as applications use a filesystem)", ini->file,
+                 line_of(ini, "workload", sc->direct ? "direct" : "engine"),
+                 sc->direct ? "direct" : "engine");
+        return -1;
+    }
+    static const char *const files_only[] = {"class", "procs", "metadata"};
+    for (size_t i = 0; !files && i < 3; i++)
+        if (has_key(ini, "workload", files_only[i])) {
+            snprintf(err, n, "%s:%d: %s: only for kind = files", ini->file,
+                     line_of(ini, "workload", files_only[i]), files_only[i]);
+            return -1;
+        }
+    if (files && sc->procs && has_key(ini, "workload", "depth")) {
+        snprintf(err, n, "%s:%d: procs and depth say the same for kind = files: give one",
+                 ini->file, line_of(ini, "workload", "procs"));
+        return -1;
+    }
+    if (files && sc->procs)
+        sc->depth = sc->procs;
+    if (files && !sc->target.size)
+        sc->target.size = 64ull << 20;
     if (sc->block % FL_SECTOR != 0) {
         snprintf(err, n, "%s:%d: block: %llu is not a multiple of 512", ini->file,
                  line_of(ini, "workload", "block"), (unsigned long long)sc->block);
@@ -809,6 +853,12 @@ static void derive(struct scenario *sc)
                         : sc->engine_choice == 2 ? ENGINE_SYNC
                         : sc->target.direct      ? ENGINE_URING
                                                  : ENGINE_SYNC;
+    if (strcmp(sc->target.kind, "files") == 0) {
+        sc->target.engine = ENGINE_SYNC;
+        sc->target.files.tree_class = sc->class_choice;
+        sc->target.files.block_size = (uint32_t)sc->block;
+        snprintf(sc->target.files.tree_name, sizeof sc->target.files.tree_name, "%s", sc->name);
+    }
     struct iscsi_cfg *c = &sc->target.iscsi;
     if (strcmp(sc->target.kind, "iscsi") == 0) {
         sc->target.engine = ENGINE_URING; /* libiscsi is asynchronous: one thread, depth commands */

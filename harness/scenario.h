@@ -9,7 +9,8 @@
  *
  *   [scenario]  name, duration, seed, journal, lab, ...
  *   [target]    kind, path, size, sync; for iscsi: portals, fua, timeouts
- *   [workload]  block, pattern, read, depth, flush, direct, engine, workers
+ *   [workload]  block, pattern, read, depth, flush, direct, engine, workers;
+ *               for files: class, procs, metadata
  *   [lab]       write_cache, size (the embedded lab a scenario brings up)
  *   [expect]    metric OP value: lost_writes = 0, max_stall <= 20s, ... (expect.h)
  *   [fault N]   action, host, at, duration, the action's own keys, expect_* keys
@@ -58,6 +59,8 @@ struct scenario {
     uint64_t command_timeout_ns, tcp_user_timeout_ns, nop_interval_ns, nop_missed;
     uint64_t io_timeout_ns, login_timeout_ns, retry_interval_ns;
     uint64_t block, depth, flush, workers;
+    int class_choice;        /* files: index into "large|medium|small|tree|mixed" */
+    uint64_t procs, metadata; /* files: streams (= depth), metadata streams */
     bool direct, prefill;
 
     /* recovery analysis and the watchdog */

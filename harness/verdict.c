@@ -75,7 +75,8 @@ static bool run_value(const struct verdict_input *in, const struct run_verdict *
     static const int cls_of[] = {
         [M_LOST_WRITES] = CLS_LOST_WRITE, [M_STALE_READS] = CLS_STALE_READ, [M_TORN] = CLS_TORN,
         [M_MISDIRECTED] = CLS_MISDIRECTED, [M_CORRUPT] = CLS_CORRUPT, [M_ZEROED] = CLS_ZEROED,
-        [M_IO_ERRORS] = CLS_IO_ERROR};
+        [M_IO_ERRORS] = CLS_IO_ERROR, [M_MISSING_FILES] = CLS_MISSING_FILE,
+        [M_UNEXPECTED_FILES] = CLS_UNEXPECTED_FILE, [M_WRONG_SIZES] = CLS_WRONG_SIZE};
     *why = "";
     switch ((enum run_metric)m) {
     case M_LOST_WRITES:
@@ -85,6 +86,9 @@ static bool run_value(const struct verdict_input *in, const struct run_verdict *
     case M_CORRUPT:
     case M_ZEROED:
     case M_IO_ERRORS:
+    case M_MISSING_FILES:
+    case M_UNEXPECTED_FILES:
+    case M_WRONG_SIZES:
         *out = (double)v->unexplained[cls_of[m]];
         return true;
     case M_FINDINGS: {
@@ -195,8 +199,8 @@ int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
         v->unexplained[c] = in->findings->counts[c];
     for (size_t i = 0; i < in->findings->n; i++) {
         const struct finding *f = &in->findings->list[i];
-        if (f->cls == CLS_IO_ERROR)
-            continue;
+        if (f->cls == CLS_IO_ERROR || f->cls >= CLS_MISSING_FILE)
+            continue; /* a corrupt fault explains damaged data, not failures or names */
         for (size_t k = 0; k < nhits; k++) {
             uint64_t last = f->repeats ? f->last_read_ns : f->read_ns;
             if (hits[k].block != f->block || last == FL_TIME_UNKNOWN || last < hits[k].at_ns)
@@ -238,9 +242,12 @@ int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
         if (add(v, &cap, e, value, known, why) != 0)
             return -1;
     }
+    bool tree = strcmp(sc->target.kind, "files") == 0;
     for (int m = 0; m < M_RUN_COUNT; m++) {
         if (!run_metrics[m].integrity || stated[m])
             continue;
+        if (!tree && (m == M_MISSING_FILES || m == M_UNEXPECTED_FILES || m == M_WRONG_SIZES))
+            continue; /* only a file tree has names to lose */
         struct expect_rule rule = {.metric = m, .fault = -1, .op = EXP_EQ, .value = 0};
         snprintf(rule.text, sizeof rule.text, "%s = 0", run_metrics[m].name);
         double value = 0;

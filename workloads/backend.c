@@ -6,11 +6,13 @@
 extern const struct backend_ops backend_file_ops;
 extern const struct backend_ops backend_blockdev_ops;
 extern const struct backend_ops backend_iscsi_ops;
+extern const struct backend_ops backend_files_ops;
 
 static const struct backend_ops *const all[] = {
     &backend_file_ops,
     &backend_blockdev_ops,
     &backend_iscsi_ops,
+    &backend_files_ops,
 };
 
 const struct backend_ops *backend_find(const char *kind)
@@ -23,7 +25,7 @@ const struct backend_ops *backend_find(const char *kind)
 
 const char *backend_kinds(void)
 {
-    return "file, blockdev, iscsi";
+    return "file, blockdev, iscsi, files";
 }
 
 void io_stats_add(struct io_stats *s, const struct io *io)

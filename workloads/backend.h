@@ -12,6 +12,8 @@
  *                                   device that is mounted or held
  *   kind       iscsi                a LUN through libiscsi, several portals
  *                                   with failover (backend_iscsi.c)
+ *   kind       files                a tree of many files in a directory of any
+ *                                   mounted filesystem (backend_files.c, tree.h)
  *
  * Flush means "make every write that completed before this flush was
  * submitted durable": fdatasync for files and devices.
@@ -92,10 +94,18 @@ struct iscsi_cfg {
     uint64_t retry_interval_ns;   /* a dead path is tried again this often */
 };
 
+/* [target] kind = files: which tree, and its blocks. */
+struct files_cfg {
+    int tree_class;      /* enum tree_class */
+    uint32_t block_size; /* the workload's: files are whole blocks */
+    char tree_name[128]; /* the tree is PATH/faultline-NAME (the scenario name) */
+};
+
 /* What [target] says. */
 struct target_cfg {
     enum io_engine engine;
     struct iscsi_cfg iscsi;
+    struct files_cfg files;
     char kind[16];
     char path[PATH_MAX];
     uint64_t size; /* bytes to test; 0 = the whole device or existing file */
@@ -132,6 +142,8 @@ struct backend {
     unsigned worker;           /* set before open(): which worker (initiator names) */
     bool again;          /* set before open(): another worker of this run has the
                             target open already (no exclusive claim, no creation) */
+    bool existing;       /* set before open(): verifying a finished run: open what
+                            the run made, create and reset nothing */
     uint64_t capacity;   /* bytes that may be tested */
     uint32_t align;      /* required alignment of offsets and lengths */
     bool durable_writes; /* writes are durable at completion (O_DSYNC) */
@@ -144,5 +156,8 @@ const struct backend_ops *backend_find(const char *kind);
 
 /* Comma-separated list of known kinds, for error messages. */
 const char *backend_kinds(void);
+
+/* kind = files: the tree's root directory, PATH/faultline-NAME. */
+void files_root(const struct target_cfg *t, char *out, size_t n);
 
 #endif

@@ -266,8 +266,9 @@ static void every_block_size_from_512_bytes_to_1_mib(void **state)
 static void class_names_are_the_report_contract(void **state)
 {
     (void)state;
-    const char *want[CLS_COUNT] = {"ok",          "unwritten", "lost-write", "stale-read", "torn",
-                                   "misdirected", "corrupt",   "zeroed",     "io-error"};
+    const char *want[CLS_COUNT] = {"ok",          "unwritten",    "lost-write",      "stale-read",
+                                   "torn",        "misdirected",  "corrupt",         "zeroed",
+                                   "io-error",    "missing-file", "unexpected-file", "wrong-size"};
     for (int c = 0; c < CLS_COUNT; c++)
         assert_string_equal(class_name((enum fl_class)c), want[c]);
     assert_false(class_is_finding(CLS_OK));

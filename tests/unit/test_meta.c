@@ -1,0 +1,191 @@
+/*
+ * Metadata streams on a real directory: a healthy run leaves a tree that
+ * matches the model exactly; a file removed behind the stream's back, a name
+ * it never made and a changed size are each told with their path and the
+ * operation that made the expected state; a failed operation's names may go
+ * either way; the model survives save and load.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../workloads/clock.h"
+#include "../../workloads/meta.h"
+
+static char root[] = "/tmp/fl-meta-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/fl-meta-XXXXXX");
+    return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return system(cmd);
+}
+
+static const struct finding *find(const struct meta_stream *s, enum fl_class c)
+{
+    for (size_t i = 0; i < s->findings.n; i++)
+        if (s->findings.list[i].cls == c)
+            return &s->findings.list[i];
+    return NULL;
+}
+
+static void run_briefly(struct meta_stream *s, uint64_t *t0)
+{
+    volatile sig_atomic_t stop = 0;
+    assert_int_equal(meta_init(s, root, 0, 42, 100, false), 0);
+    *t0 = mono_ns();
+    meta_run(s, *t0, 300000000ull, &stop);
+    uint64_t all = 0;
+    for (int k = 0; k < MOP_COUNT; k++)
+        all += s->ops[k];
+    assert_true(all > 100);
+    assert_true(s->ops[MOP_CREATE] > 0 && s->ops[MOP_RENAME] > 0 && s->ops[MOP_UNLINK] > 0);
+    assert_int_equal(s->errors, 0);
+}
+
+static void healthy_stream_matches_its_model(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s);
+    uint64_t t0;
+    run_briefly(s, &t0);
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 0);
+    meta_free(s);
+    free(s);
+}
+
+static void damage_is_told_with_path_and_operation(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s);
+    uint64_t t0;
+    run_briefly(s, &t0);
+    /* one present file removed, one resized, one stray name */
+    int gone = -1, grown = -1;
+    unsigned d = 0;
+    for (d = 0; d < META_DIRS && grown < 0; d++)
+        for (int f = 0; f < META_SLOTS; f++)
+            if (s->dirs[d].state == SLOT_PRESENT && s->files[d][f].state == SLOT_PRESENT) {
+                if (gone < 0)
+                    gone = f;
+                else if (grown < 0) {
+                    grown = f;
+                    break;
+                }
+            }
+    assert_true(grown >= 0);
+    d--;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/d%u/f%03d", s->dir, d, gone);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/d%u/f%03d", s->dir, d, grown);
+    assert_int_equal(truncate(path, s->files[d][grown].size + 1), 0);
+    snprintf(path, sizeof path, "%s/d%u/stray", s->dir, d);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 3);
+    const struct finding *x = find(s, CLS_MISSING_FILE);
+    char want[64];
+    snprintf(want, sizeof want, "meta-0/d%u/f%03d", d, gone);
+    assert_string_equal(x->path, want);
+    assert_true(strcmp(x->op, "create") == 0 || strcmp(x->op, "rename") == 0);
+    x = find(s, CLS_WRONG_SIZE);
+    snprintf(want, sizeof want, "meta-0/d%u/f%03d", d, grown);
+    assert_string_equal(x->path, want);
+    x = find(s, CLS_UNEXPECTED_FILE);
+    snprintf(want, sizeof want, "meta-0/d%u/stray", d);
+    assert_string_equal(x->path, want);
+    /* The model took what it saw: told once, not again. */
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 4); /* only the stray name, again */
+    meta_free(s);
+    free(s);
+}
+
+/* A failed operation leaves both outcomes allowed: whichever is on disk,
+ * no finding, and the model settles on it. */
+static void doubtful_names_settle_either_way(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s);
+    uint64_t t0;
+    run_briefly(s, &t0);
+    unsigned d = 0;
+    while (s->dirs[d].state != SLOT_PRESENT)
+        d++;
+    int there = -1, not_there = -1;
+    for (int f = 0; f < META_SLOTS; f++) {
+        if (s->files[d][f].state == SLOT_PRESENT && there < 0)
+            there = f;
+        if (s->files[d][f].state == SLOT_ABSENT && not_there < 0)
+            not_there = f;
+    }
+    assert_true(there >= 0 && not_there >= 0);
+    /* as a rename that failed half-way would leave them */
+    s->files[d][there].state = SLOT_DOUBT;
+    s->files[d][not_there].state = SLOT_DOUBT;
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 0);
+    assert_int_equal(s->files[d][there].state, SLOT_PRESENT);
+    assert_int_equal(s->files[d][not_there].state, SLOT_ABSENT);
+    meta_free(s);
+    free(s);
+}
+
+static void model_survives_save_and_load(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s), *t = calloc(1, sizeof *t);
+    uint64_t t0;
+    run_briefly(s, &t0);
+    assert_int_equal(meta_save(s, root), 0);
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_load(t, root), 0);
+    assert_memory_equal(s->dirs, t->dirs, sizeof s->dirs);
+    assert_memory_equal(s->files, t->files, sizeof s->files);
+    meta_check_all(t, "verify", 0);
+    assert_int_equal(t->findings.n, 0);
+    /* a damaged model is refused, not half used */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/meta-0.model", root);
+    assert_int_equal(truncate(path, 100), 0);
+    meta_free(t);
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_load(t, root), -1);
+    assert_non_null(strstr(t->err, "damaged"));
+    meta_free(s);
+    meta_free(t);
+    free(s);
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(healthy_stream_matches_its_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(damage_is_told_with_path_and_operation, setup, teardown),
+        cmocka_unit_test_setup_teardown(doubtful_names_settle_either_way, setup, teardown),
+        cmocka_unit_test_setup_teardown(model_survives_save_and_load, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,340 @@
+/*
+ * backend_files — a tree of many files on any mounted filesystem (kind =
+ * files): a parallel filesystem's FUSE or kernel mount, NFS, or a local
+ * directory.
+ *
+ * The tree (tree.h) lives in PATH/faultline-NAME and numbers the run's
+ * blocks across its files, so the engine, state map and verifier see one
+ * address space and never know files exist; this file turns a block into
+ * (file, offset).  I/O is the sync engine (pread/pwrite, one worker thread
+ * per stream): that is how applications drive a parallel filesystem.
+ *
+ * All workers share one table of file descriptors (pread and pwrite are
+ * safe on a shared descriptor), opened on first use.  The tree may hold
+ * more files than a process may open; past the limit a file is opened for
+ * the one I/O and closed after it (close is also what a small-file
+ * application does, and what makes a FUSE client send its cached writes).
+ *
+ * Flush: fsync of every file this worker wrote since its last flush, so
+ * every write that completed before the flush is durable when it returns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "block.h"
+#include "tree.h"
+
+/* One tree shared by the workers of a run. */
+struct shared_tree {
+    struct tree t;
+    _Atomic int *fds;       /* per file: descriptor, or -1 when not open (yet) */
+    _Atomic unsigned opened;
+    unsigned fd_budget;     /* descriptors the table may keep */
+    unsigned refs;
+};
+
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct shared_tree *shared;
+
+struct files_priv {
+    struct shared_tree *st;
+    bool durable;              /* O_DSYNC */
+    uint32_t *dirty;           /* files written since the last flush */
+    size_t ndirty, dirty_cap;
+    uint8_t *is_dirty;         /* bitmap over files */
+    struct io **done;          /* completed, not yet reaped */
+    unsigned ndone, cap;
+};
+
+void files_root(const struct target_cfg *t, char *out, size_t n)
+{
+    if ((size_t)snprintf(out, n, "%s/faultline-%s", t->path, t->files.tree_name) >= n)
+        out[0] = 0; /* too long: open refuses it */
+}
+
+/* How many descriptors the table may hold: raise the soft limit to the
+ * hard one and leave room for everything else the run opens. */
+static unsigned fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 256;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur > 2048 ? (unsigned)(rl.rlim_cur - 1024) : 256;
+}
+
+static struct shared_tree *attach(const struct target_cfg *t, bool create, char *err, size_t n)
+{
+    pthread_mutex_lock(&shared_mu);
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    if (!root[0] || strlen(root) >= sizeof shared->t.root) {
+        snprintf(err, n, "%s: path too long for the tree", t->path);
+        pthread_mutex_unlock(&shared_mu);
+        return NULL;
+    }
+    if (shared && strcmp(shared->t.root, root) == 0) {
+        shared->refs++;
+        pthread_mutex_unlock(&shared_mu);
+        return shared;
+    }
+    struct shared_tree *s = NULL;
+    if (shared) {
+        snprintf(err, n, "another file tree (%s) is open in this process", shared->t.root);
+        goto out;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, n, "out of memory");
+        goto out;
+    }
+    if (tree_layout(&s->t, (enum tree_class)t->files.tree_class, t->size, t->files.block_size,
+                    root, err, n) != 0) {
+        free(s);
+        s = NULL;
+        goto out;
+    }
+    if (create && tree_create(&s->t, err, n) != 0)
+        goto fail;
+    if (!create) {
+        struct stat st;
+        char marker[PATH_MAX + 32];
+        snprintf(marker, sizeof marker, "%s/%s", root, TREE_MARKER);
+        if (stat(marker, &st) != 0) {
+            snprintf(err, n, "%s: %s; is the filesystem mounted?", marker, strerror(errno));
+            goto fail;
+        }
+    }
+    s->fds = malloc(s->t.nfiles * sizeof *s->fds);
+    if (!s->fds) {
+        snprintf(err, n, "out of memory for %zu file descriptors", s->t.nfiles);
+        goto fail;
+    }
+    for (size_t i = 0; i < s->t.nfiles; i++)
+        atomic_init(&s->fds[i], -1);
+    s->fd_budget = fd_budget();
+    s->refs = 1;
+    shared = s;
+    goto out;
+fail:
+    tree_free(&s->t);
+    free(s);
+    s = NULL;
+out:
+    pthread_mutex_unlock(&shared_mu);
+    return s;
+}
+
+static void detach(struct shared_tree *s)
+{
+    pthread_mutex_lock(&shared_mu);
+    if (--s->refs == 0) {
+        for (size_t i = 0; i < s->t.nfiles; i++) {
+            int fd = atomic_load(&s->fds[i]);
+            if (fd >= 0)
+                close(fd);
+        }
+        free(s->fds);
+        tree_free(&s->t);
+        free(s);
+        shared = NULL;
+    }
+    pthread_mutex_unlock(&shared_mu);
+}
+
+/* The descriptor of file i; *temp when it must be closed after the I/O. */
+static int file_fd(struct files_priv *p, size_t i, bool *temp, char *err, size_t n)
+{
+    struct shared_tree *s = p->st;
+    *temp = false;
+    int fd = atomic_load(&s->fds[i]);
+    if (fd >= 0)
+        return fd;
+    char path[PATH_MAX + 700];
+    tree_path(&s->t, &s->t.files[i], path, sizeof path);
+    fd = open(path, O_RDWR | O_CLOEXEC | (p->durable ? O_DSYNC : 0));
+    if (fd < 0) {
+        int e = errno;
+        tree_relpath(&s->t, &s->t.files[i], path, sizeof path);
+        snprintf(err, n, "open %.64s: %s", path, strerror(e));
+        return -e;
+    }
+    if (atomic_load(&s->opened) >= s->fd_budget) {
+        *temp = true;
+        return fd;
+    }
+    int none = -1;
+    if (atomic_compare_exchange_strong(&s->fds[i], &none, fd)) {
+        atomic_fetch_add(&s->opened, 1);
+        return fd;
+    }
+    close(fd); /* another worker opened it first */
+    return none;
+}
+
+static int mark_dirty(struct files_priv *p, uint32_t f)
+{
+    if (p->is_dirty[f / 8] & (1u << (f % 8)))
+        return 0;
+    if (p->ndirty == p->dirty_cap) {
+        size_t cap = p->dirty_cap ? p->dirty_cap * 2 : 64;
+        uint32_t *d = realloc(p->dirty, cap * sizeof *d);
+        if (!d)
+            return -ENOMEM;
+        p->dirty = d;
+        p->dirty_cap = cap;
+    }
+    p->dirty[p->ndirty++] = f;
+    p->is_dirty[f / 8] |= (uint8_t)(1u << (f % 8));
+    return 0;
+}
+
+static int64_t do_flush(struct files_priv *p, struct io *io)
+{
+    int64_t res = 0;
+    for (size_t k = 0; k < p->ndirty; k++) {
+        uint32_t f = p->dirty[k];
+        p->is_dirty[f / 8] &= (uint8_t)~(1u << (f % 8));
+        if (res < 0)
+            continue; /* the flush failed already: the rest stays undone */
+        bool temp;
+        int fd = file_fd(p, f, &temp, io->err, sizeof io->err);
+        if (fd < 0) {
+            res = fd;
+            continue;
+        }
+        if (fsync(fd) != 0) {
+            res = -errno;
+            char path[700];
+            tree_relpath(&p->st->t, &p->st->t.files[f], path, sizeof path);
+            snprintf(io->err, sizeof io->err, "fsync %.64s: %s", path, strerror(-(int)res));
+        }
+        if (temp && close(fd) != 0 && res == 0)
+            res = -errno;
+    }
+    p->ndirty = 0;
+    return res;
+}
+
+static int64_t do_rw(struct files_priv *p, struct io *io)
+{
+    const struct tree *t = &p->st->t;
+    const struct tree_file *f = tree_file_of(t, io->block);
+    if (!f)
+        return -EINVAL;
+    size_t i = (size_t)(f - t->files);
+    uint64_t off = (io->block - f->first_block) * t->block_size;
+    bool temp;
+    int fd = file_fd(p, i, &temp, io->err, sizeof io->err);
+    if (fd < 0)
+        return fd;
+    ssize_t r = io->op == IO_READ ? pread(fd, io->buf, io->len, (off_t)off)
+                                  : pwrite(fd, io->buf, io->len, (off_t)off);
+    int64_t res = r < 0 ? -errno : r;
+    if (io->op == IO_WRITE && res >= 0) {
+        int rc = mark_dirty(p, (uint32_t)i);
+        if (rc < 0)
+            res = rc;
+    }
+    if (temp && close(fd) != 0 && res >= 0)
+        res = -errno; /* a network filesystem may report a failed write only here */
+    return res;
+}
+
+static int files_submit(struct backend *be, struct io *io)
+{
+    struct files_priv *p = be->priv;
+    if (p->ndone == p->cap)
+        return -EAGAIN;
+    io->err[0] = 0;
+    int64_t res = io->op == IO_FLUSH ? do_flush(p, io) : do_rw(p, io);
+    if (res >= 0 && io->op != IO_FLUSH && (uint64_t)res < io->len)
+        res = -EIO; /* short: the file is shorter than the tree says */
+    io->result = res;
+    p->done[p->ndone++] = io;
+    return 0;
+}
+
+static int files_reap(struct backend *be, struct io **done, int max, int wait_ms)
+{
+    (void)wait_ms;
+    struct files_priv *p = be->priv;
+    int got = 0;
+    while (got < max && p->ndone)
+        done[got++] = p->done[--p->ndone];
+    return got;
+}
+
+static void files_close(struct backend *be)
+{
+    struct files_priv *p = be->priv;
+    if (!p)
+        return;
+    if (p->st)
+        detach(p->st);
+    free(p->dirty);
+    free(p->is_dirty);
+    free(p->done);
+    free(p);
+    be->priv = NULL;
+}
+
+static int files_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
+                      size_t n)
+{
+    struct stat st;
+    if (stat(t->path, &st) != 0) {
+        snprintf(err, n, "%s: %s (kind = files needs a directory)", t->path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, n, "%s is not a directory (kind = files tests a tree inside one)", t->path);
+        return -1;
+    }
+    struct files_priv *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    p->durable = t->sync;
+    p->cap = depth + 8;
+    p->done = calloc(p->cap, sizeof *p->done);
+    p->st = p->done ? attach(t, !be->again && !be->existing, err, n) : NULL;
+    if (!p->done && !err[0])
+        snprintf(err, n, "out of memory");
+    if (p->st && !(p->is_dirty = calloc(p->st->t.nfiles / 8 + 1, 1)))
+        snprintf(err, n, "out of memory");
+    be->priv = p;
+    if (!p->st || !p->is_dirty) {
+        files_close(be);
+        return -1;
+    }
+    const struct tree *tr = &p->st->t;
+    be->capacity = tr->blocks * tr->block_size;
+    be->align = FL_SECTOR;
+    be->durable_writes = t->sync;
+    snprintf(be->desc, sizeof be->desc, "files %s (%zu files in %zu directories, %s, sync)",
+             tr->root, tr->nfiles, tr->ndirs, t->sync ? "O_DSYNC" : "fsync");
+    return 0;
+}
+
+const struct backend_ops backend_files_ops = {
+    .kind = "files",
+    .open = files_open,
+    .submit = files_submit,
+    .reap = files_reap,
+    .close = files_close,
+};

@@ -1,0 +1,459 @@
+/* meta — metadata streams checked against a model; see meta.h. */
+#include "meta.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../checks/names.h"
+#include "clock.h"
+
+static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
+                                                "unlink", "stat", "readdir"};
+
+const char *meta_op_name(enum meta_op op)
+{
+    return op < MOP_COUNT ? op_names[op] : "none";
+}
+
+static uint64_t rnd(struct meta_stream *s)
+{
+    s->seed ^= s->seed >> 12;
+    s->seed ^= s->seed << 25;
+    s->seed ^= s->seed >> 27;
+    return s->seed * 2685821657736338717ull;
+}
+
+/* f < 0: the directory itself.  rel: relative to the tree root. */
+static void slot_rel(const struct meta_stream *s, unsigned d, int f, char *out, size_t n)
+{
+    if (f < 0)
+        snprintf(out, n, "%s/d%u", s->rel, d);
+    else
+        snprintf(out, n, "%s/d%u/f%03d", s->rel, d, f);
+}
+
+static void slot_path(const struct meta_stream *s, unsigned d, int f, char *out, size_t n)
+{
+    char rel[64];
+    slot_rel(s, d, f, rel, sizeof rel);
+    /* the stream's dir ends in rel's first part; build from the root */
+    snprintf(out, n, "%.*s/%s", (int)(strlen(s->dir) - strlen(s->rel) - 1), s->dir, rel);
+}
+
+static struct meta_slot *slot_of(struct meta_stream *s, unsigned d, int f)
+{
+    return f < 0 ? &s->dirs[d] : &s->files[d][f];
+}
+
+static void set_slot(struct meta_slot *m, enum slot_state st, enum meta_op op, uint32_t size,
+                     uint64_t now)
+{
+    *m = (struct meta_slot){.state = (uint8_t)st, .op = (uint8_t)op, .size = size, .op_ns = now};
+}
+
+static void failed(struct meta_stream *s, enum meta_op op, unsigned d, int f, int err,
+                   uint64_t now)
+{
+    char rel[64], detail[192];
+    slot_rel(s, d, f, rel, sizeof rel);
+    snprintf(detail, sizeof detail, "%s failed: %s; the names it touches may be either way "
+             "until seen", op_names[op], strerror(err));
+    names_add(&s->findings, CLS_IO_ERROR, rel, op_names[op], "workload", now, now, detail);
+    s->errors++;
+    /* A dead mount fails at once: do not spin on it. */
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* What a stat or readdir saw of a slot, against the model.  size_known:
+ * readdir tells existence only. */
+static void observe(struct meta_stream *s, unsigned d, int f, bool exists, uint64_t size,
+                    bool size_known, const char *phase, uint64_t now)
+{
+    struct meta_slot *m = slot_of(s, d, f);
+    char rel[64], detail[192];
+    slot_rel(s, d, f, rel, sizeof rel);
+    const char *made = op_names[m->op];
+    switch ((enum slot_state)m->state) {
+    case SLOT_ABSENT:
+        if (!exists)
+            return;
+        snprintf(detail, sizeof detail, "there (%" PRIu64 " bytes), but %s at %.3f s left it "
+                 "absent", size, made, (double)m->op_ns / 1e9);
+        names_add(&s->findings, CLS_UNEXPECTED_FILE, rel, made, phase, m->op_ns, now, detail);
+        set_slot(m, SLOT_PRESENT, (enum meta_op)m->op, (uint32_t)size, m->op_ns);
+        return;
+    case SLOT_PRESENT:
+        if (!exists) {
+            snprintf(detail, sizeof detail, "gone; %s at %.3f s made it%s", made,
+                     (double)m->op_ns / 1e9, f < 0 ? "" : " with its size");
+            names_add(&s->findings, CLS_MISSING_FILE, rel, made, phase, m->op_ns, now, detail);
+            set_slot(m, SLOT_ABSENT, (enum meta_op)m->op, 0, m->op_ns);
+        } else if (f >= 0 && size_known && size != m->size) {
+            snprintf(detail, sizeof detail, "%" PRIu64 " bytes, must be %u (%s at %.3f s)", size,
+                     m->size, made, (double)m->op_ns / 1e9);
+            names_add(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            m->size = (uint32_t)size;
+        }
+        return;
+    case SLOT_DOUBT:
+        /* Either outcome of the failed operation; a create cut short may
+         * have written part of its data. */
+        if (!exists) {
+            m->state = SLOT_ABSENT;
+        } else if (f >= 0 && !size_known) {
+            return; /* there: stays doubtful until a stat tells the size */
+        } else if (f < 0 || size <= m->size) {
+            m->state = SLOT_PRESENT;
+            m->size = (uint32_t)size;
+        } else {
+            snprintf(detail, sizeof detail, "%" PRIu64 " bytes, at most %u allowed after the "
+                     "failed %s at %.3f s", size, m->size, made, (double)m->op_ns / 1e9);
+            names_add(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            m->state = SLOT_PRESENT;
+            m->size = (uint32_t)size;
+        }
+        return;
+    }
+}
+
+static void do_stat(struct meta_stream *s, unsigned d, int f, const char *phase, uint64_t t0)
+{
+    char path[4400];
+    slot_path(s, d, f, path, sizeof path);
+    struct stat st;
+    int rc = stat(path, &st);
+    uint64_t now = mono_ns() - t0;
+    if (rc != 0 && errno != ENOENT) {
+        failed(s, MOP_STAT, d, f, errno, now);
+        return;
+    }
+    observe(s, d, f, rc == 0, rc == 0 ? (uint64_t)st.st_size : 0, true, phase, now);
+}
+
+static void do_readdir(struct meta_stream *s, unsigned d, const char *phase, uint64_t t0)
+{
+    char path[4400];
+    slot_path(s, d, -1, path, sizeof path);
+    DIR *dir = opendir(path);
+    uint64_t now = mono_ns() - t0;
+    if (!dir) {
+        if (errno == ENOENT)
+            observe(s, d, -1, false, 0, false, phase, now);
+        else
+            failed(s, MOP_READDIR, d, -1, errno, now);
+        return;
+    }
+    bool seen[META_SLOTS] = {false};
+    struct dirent *e;
+    errno = 0;
+    while ((e = readdir(dir))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        unsigned k;
+        char tail;
+        if (sscanf(e->d_name, "f%3u%c", &k, &tail) == 1 && k < META_SLOTS &&
+            strlen(e->d_name) == 4) {
+            seen[k] = true;
+            continue;
+        }
+        char rel[320], detail[192];
+        snprintf(rel, sizeof rel, "%s/d%u/%.255s", s->rel, d, e->d_name);
+        snprintf(detail, sizeof detail, "a name no operation of the stream makes");
+        names_add(&s->findings, CLS_UNEXPECTED_FILE, rel, "none", phase, FL_TIME_UNKNOWN, now,
+                  detail);
+    }
+    int err = errno;
+    closedir(dir);
+    if (err) {
+        failed(s, MOP_READDIR, d, -1, err, now);
+        return;
+    }
+    observe(s, d, -1, true, 0, false, phase, now);
+    for (int f = 0; f < META_SLOTS; f++)
+        observe(s, d, f, seen[f], s->files[d][f].size, false, phase, now);
+}
+
+static void do_mkdir(struct meta_stream *s, unsigned d, uint64_t t0)
+{
+    char path[4400];
+    slot_path(s, d, -1, path, sizeof path);
+    int rc = mkdir(path, 0755);
+    int err = errno;
+    uint64_t now = mono_ns() - t0;
+    struct meta_slot *m = &s->dirs[d];
+    if (rc == 0 || (err == EEXIST && m->state == SLOT_DOUBT)) {
+        set_slot(m, SLOT_PRESENT, MOP_MKDIR, 0, now);
+    } else if (err == EEXIST) {
+        observe(s, d, -1, true, 0, false, "workload", now);
+    } else {
+        set_slot(m, SLOT_DOUBT, MOP_MKDIR, 0, now);
+        failed(s, MOP_MKDIR, d, -1, err, now);
+    }
+}
+
+static void do_create(struct meta_stream *s, unsigned d, int f, uint64_t t0)
+{
+    char path[4400];
+    slot_path(s, d, f, path, sizeof path);
+    uint32_t size = (uint32_t)(rnd(s) % 8193);
+    struct meta_slot *m = &s->files[d][f];
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int err = errno;
+        uint64_t now = mono_ns() - t0;
+        if (err == EEXIST) {
+            observe(s, d, f, true, 0, false, "workload", now);
+        } else {
+            set_slot(m, SLOT_DOUBT, MOP_CREATE, 0, now);
+            failed(s, MOP_CREATE, d, f, err, now);
+        }
+        return;
+    }
+    char buf[8192];
+    memset(buf, 'a' + (int)(size % 26), sizeof buf);
+    ssize_t w = size ? write(fd, buf, size) : 0;
+    int err = w < 0 ? errno : w < (ssize_t)size ? EIO : 0;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    uint64_t now = mono_ns() - t0;
+    if (err) {
+        set_slot(m, SLOT_DOUBT, MOP_CREATE, size, now);
+        failed(s, MOP_CREATE, d, f, err, now);
+        return;
+    }
+    set_slot(m, SLOT_PRESENT, MOP_CREATE, size, now);
+}
+
+static void do_rename(struct meta_stream *s, unsigned d, int f, unsigned d2, int f2, uint64_t t0)
+{
+    char from[4400], to[4400];
+    slot_path(s, d, f, from, sizeof from);
+    slot_path(s, d2, f2, to, sizeof to);
+    int rc = rename(from, to);
+    int err = errno;
+    uint64_t now = mono_ns() - t0;
+    struct meta_slot *src = &s->files[d][f], *dst = &s->files[d2][f2];
+    uint32_t size = src->size;
+    if (rc == 0) {
+        set_slot(src, SLOT_ABSENT, MOP_RENAME, 0, now);
+        set_slot(dst, SLOT_PRESENT, MOP_RENAME, size, now);
+    } else if (err == ENOENT) {
+        observe(s, d, f, false, 0, false, "workload", now); /* the source is gone */
+    } else {
+        set_slot(src, SLOT_DOUBT, MOP_RENAME, size, now);
+        set_slot(dst, SLOT_DOUBT, MOP_RENAME, size, now);
+        failed(s, MOP_RENAME, d, f, err, now);
+    }
+}
+
+static void do_unlink(struct meta_stream *s, unsigned d, int f, uint64_t t0)
+{
+    char path[4400];
+    slot_path(s, d, f, path, sizeof path);
+    int rc = unlink(path);
+    int err = errno;
+    uint64_t now = mono_ns() - t0;
+    struct meta_slot *m = &s->files[d][f];
+    if (rc == 0) {
+        set_slot(m, SLOT_ABSENT, MOP_UNLINK, 0, now);
+    } else if (err == ENOENT) {
+        observe(s, d, f, false, 0, false, "workload", now);
+    } else {
+        set_slot(m, SLOT_DOUBT, MOP_UNLINK, m->size, now);
+        failed(s, MOP_UNLINK, d, f, err, now);
+    }
+}
+
+/* A random file slot in state st inside a present directory; -1 if a few
+ * tries find none. */
+static int pick(struct meta_stream *s, enum slot_state st, unsigned *d)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        unsigned k = (unsigned)(rnd(s) % META_DIRS);
+        int f = (int)(rnd(s) % META_SLOTS);
+        if (s->dirs[k].state == SLOT_PRESENT && s->files[k][f].state == st) {
+            *d = k;
+            return f;
+        }
+    }
+    return -1;
+}
+
+static void one_op(struct meta_stream *s, uint64_t t0)
+{
+    unsigned r = (unsigned)(rnd(s) % 100), d, d2;
+    int f, f2;
+    enum meta_op op = r < 3 ? MOP_MKDIR : r < 33 ? MOP_CREATE : r < 48 ? MOP_RENAME
+                    : r < 60 ? MOP_UNLINK : r < 85 ? MOP_STAT : MOP_READDIR;
+    bool any_dir = false;
+    for (unsigned k = 0; k < META_DIRS; k++)
+        any_dir |= s->dirs[k].state == SLOT_PRESENT;
+    if (!any_dir)
+        op = MOP_MKDIR;
+    switch (op) {
+    case MOP_MKDIR:
+        d = (unsigned)(rnd(s) % META_DIRS);
+        if (s->dirs[d].state == SLOT_PRESENT) {
+            op = MOP_READDIR;
+            do_readdir(s, d, "workload", t0);
+        } else {
+            do_mkdir(s, d, t0);
+        }
+        break;
+    case MOP_CREATE:
+        if ((f = pick(s, SLOT_ABSENT, &d)) < 0)
+            return;
+        do_create(s, d, f, t0);
+        break;
+    case MOP_RENAME:
+        if ((f = pick(s, SLOT_PRESENT, &d)) < 0 || (f2 = pick(s, SLOT_ABSENT, &d2)) < 0)
+            return;
+        do_rename(s, d, f, d2, f2, t0);
+        break;
+    case MOP_UNLINK:
+        if ((f = pick(s, SLOT_PRESENT, &d)) < 0)
+            return;
+        do_unlink(s, d, f, t0);
+        break;
+    case MOP_STAT:
+        d = (unsigned)(rnd(s) % META_DIRS);
+        if (s->dirs[d].state == SLOT_ABSENT)
+            return;
+        do_stat(s, d, (int)(rnd(s) % META_SLOTS), "workload", t0);
+        break;
+    case MOP_READDIR:
+        if ((f = pick(s, SLOT_PRESENT, &d)) < 0 && (f = pick(s, SLOT_ABSENT, &d)) < 0)
+            return;
+        do_readdir(s, d, "workload", t0);
+        break;
+    case MOP_COUNT:
+        return;
+    }
+    s->ops[op]++;
+}
+
+int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t seed,
+              size_t findings_limit, bool existing)
+{
+    memset(s, 0, sizeof *s);
+    s->index = index;
+    s->seed = seed | 1;
+    snprintf(s->rel, sizeof s->rel, "meta-%u", index);
+    snprintf(s->dir, sizeof s->dir, "%s/%s", root, s->rel);
+    findings_init(&s->findings, findings_limit);
+    if (!existing && mkdir(s->dir, 0755) != 0) {
+        snprintf(s->err, sizeof s->err, "cannot create %s: %s", s->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void meta_free(struct meta_stream *s)
+{
+    findings_free(&s->findings);
+}
+
+void meta_run(struct meta_stream *s, uint64_t t0, uint64_t duration_ns,
+              volatile sig_atomic_t *stop)
+{
+    while (!*stop && mono_ns() - t0 < duration_ns)
+        one_op(s, t0);
+}
+
+void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns)
+{
+    uint64_t t0 = mono_ns() - now_ns; /* the checks' times read from now_ns on */
+    for (unsigned d = 0; d < META_DIRS; d++) {
+        do_readdir(s, d, phase, t0); /* existence of every slot, and stray names */
+        if (s->dirs[d].state != SLOT_PRESENT)
+            continue;
+        for (int f = 0; f < META_SLOTS; f++)
+            if (s->files[d][f].state != SLOT_ABSENT)
+                do_stat(s, d, f, phase, t0); /* and the size of what is there */
+    }
+}
+
+int meta_save(struct meta_stream *s, const char *rundir)
+{
+    char path[4400], tmp[4410];
+    snprintf(path, sizeof path, "%s/%s.model", rundir, s->rel);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(s->err, sizeof s->err, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "faultline-meta 1 %u\n", s->index);
+    for (unsigned d = 0; d < META_DIRS; d++) {
+        const struct meta_slot *m = &s->dirs[d];
+        fprintf(f, "d %u - %u %u %u %" PRIu64 "\n", d, m->state, m->op, m->size, m->op_ns);
+        for (int k = 0; k < META_SLOTS; k++) {
+            m = &s->files[d][k];
+            fprintf(f, "f %u %d %u %u %u %" PRIu64 "\n", d, k, m->state, m->op, m->size,
+                    m->op_ns);
+        }
+    }
+    fprintf(f, "end\n"); /* a model cut short lacks it */
+    int bad = ferror(f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+        bad = 1;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(s->err, sizeof s->err, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int meta_load(struct meta_stream *s, const char *rundir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.model", rundir, s->rel);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(s->err, sizeof s->err, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned version, index;
+    int rc = fscanf(f, "faultline-meta %u %u\n", &version, &index) == 2 && version == 1 &&
+                     index == s->index ? 0 : -1;
+    char kind;
+    unsigned d, st, op, size;
+    char k[8];
+    uint64_t ns;
+    unsigned lines = 0;
+    bool ended = false;
+    char line[128];
+    while (rc == 0 && !ended && fgets(line, sizeof line, f)) {
+        if (strcmp(line, "end\n") == 0) {
+            ended = true;
+            break;
+        }
+        if (sscanf(line, "%c %u %7s %u %u %u %" SCNu64, &kind, &d, k, &st, &op, &size, &ns) != 7) {
+            rc = -1;
+            break;
+        }
+        lines++;
+        int slot = kind == 'd' ? -1 : atoi(k);
+        if (d >= META_DIRS || slot >= META_SLOTS || st > SLOT_DOUBT || op >= MOP_COUNT ||
+            (kind != 'd' && kind != 'f') || (kind == 'f' && slot < 0)) {
+            rc = -1;
+            break;
+        }
+        set_slot(slot_of(s, d, slot), (enum slot_state)st, (enum meta_op)op, size, ns);
+    }
+    if (!ended || lines != META_DIRS * (META_SLOTS + 1))
+        rc = -1;
+    fclose(f);
+    if (rc != 0)
+        snprintf(s->err, sizeof s->err, "%s is damaged", path);
+    return rc;
+}

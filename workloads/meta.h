@@ -1,0 +1,78 @@
+/*
+ * meta — metadata streams of a file tree, checked against a model.
+ *
+ * A stream owns the directory meta-S under the tree root and a small name
+ * space in it: directories d0..d3, each with file slots f000..f063.  It runs
+ * a mix of operations until the workload ends:
+ *
+ *   mkdir 3%  create 30% (O_EXCL, 0..8 KiB, close)  rename 15%  unlink 12%
+ *   stat 25% (existence and size)  readdir 15% (the whole directory)
+ *
+ * The model says what every slot must be: absent, present with a size, or
+ * doubtful.  An operation that returns success changes the model as POSIX
+ * says it must; one that fails (a fault in the middle of it) makes every
+ * name it touches doubtful — both outcomes are allowed — until a stat or
+ * readdir shows which happened, and the model takes what it sees.  What
+ * stat and readdir see that the model does not allow is a finding with the
+ * path and the operation that should have made the expected state:
+ * missing-file, unexpected-file, wrong-size.  A failed operation itself is
+ * an io-error.  After the sweep every slot is checked once more, and the
+ * model is saved (DIR/meta-S.model) for `faultline verify`.
+ */
+#ifndef FL_META_H
+#define FL_META_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../checks/findings.h"
+
+#define META_DIRS 4
+#define META_SLOTS 64 /* files per directory */
+
+enum meta_op { MOP_MKDIR, MOP_CREATE, MOP_RENAME, MOP_UNLINK, MOP_STAT, MOP_READDIR, MOP_COUNT };
+
+/* "mkdir", "create", ... */
+const char *meta_op_name(enum meta_op op);
+
+enum slot_state { SLOT_ABSENT, SLOT_PRESENT, SLOT_DOUBT };
+
+struct meta_slot {
+    uint8_t state;     /* enum slot_state */
+    uint8_t op;        /* enum meta_op that made the expected state */
+    uint32_t size;     /* PRESENT: its size; DOUBT: the size if it is there */
+    uint64_t op_ns;    /* when that operation completed (ns since run start) */
+};
+
+struct meta_stream {
+    unsigned index;
+    char dir[4200];        /* ROOT/meta-S */
+    char rel[16];          /* meta-S */
+    uint64_t seed;
+    struct meta_slot dirs[META_DIRS];
+    struct meta_slot files[META_DIRS][META_SLOTS];
+    struct findings findings;
+    uint64_t ops[MOP_COUNT], errors;
+    char err[4800];        /* why the stream could not run at all */
+};
+
+/* Prepares stream index under root (creating meta-S unless `existing`).
+ * 0, or -1 with s->err. */
+int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t seed,
+              size_t findings_limit, bool existing);
+void meta_free(struct meta_stream *s);
+
+/* Runs operations until *stop or duration_ns after t0 (mono_ns()). */
+void meta_run(struct meta_stream *s, uint64_t t0, uint64_t duration_ns,
+              volatile sig_atomic_t *stop);
+
+/* Checks every slot against the model (phase "sweep" or "verify"); findings
+ * go to s->findings. */
+void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns);
+
+/* Saves / loads the model (DIR/meta-S.model).  0, or -1 with s->err. */
+int meta_save(struct meta_stream *s, const char *rundir);
+int meta_load(struct meta_stream *s, const char *rundir);
+
+#endif
