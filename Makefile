@@ -7,6 +7,7 @@
 #   make demo-file  a local file, damaged afterwards, and what verify finds
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
 #   make bench-iscsi  faultline's iSCSI backend vs iscsi-perf on the lab (bench/iscsi.sh)
+#   make bench-files  the files backend vs fio on small files (bench/files.sh)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -29,10 +30,11 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # bench: fio, libiscsi-bin (iscsi-perf)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
-                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils
+                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
+                glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi clean
+.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files clean
 .SECONDARY:
 
 all: faultline
@@ -114,6 +116,11 @@ bench-iscsi:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/iscsi.sh
+
+bench-files:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/files.sh
 
 clean:
 	rm -rf build faultline

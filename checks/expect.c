@@ -38,6 +38,9 @@ const struct metric_def run_metrics[M_RUN_COUNT] = {
                      "the longest span of the workload without a successful read or write"},
     [M_RECOVERY] = {"recovery", true, false,
                     "the longest recovery_s of any fault (a fault that never recovered fails it)"},
+    [M_HEAL] = {"heal", true, false,
+                "the longest heal_s of any fault (gluster lab: clear until nothing is left to "
+                "heal; one that never healed fails it)"},
     [M_MAX_LATENCY] = {"max_latency", true, false, "the slowest I/O of the workload"},
     [M_IOPS] = {"iops", false, false, "reads and writes per second over the workload"},
 };
@@ -56,6 +59,9 @@ const struct metric_def fault_metrics[F_COUNT] = {
                                  "first_io_after_inject_s: the first successful I/O after inject"},
     [F_FIRST_IO_AFTER_CLEAR] = {"first_io_after_clear", true, false,
                                 "first_io_after_clear_s: the first successful I/O after clear"},
+    [F_HEAL] = {"heal", true, false,
+                "heal_s: clear until `gluster volume heal VOL info` shows nothing pending "
+                "(gluster lab)"},
 };
 
 int run_metric_find(const char *name)

@@ -49,6 +49,7 @@ enum run_metric {
     M_HUNG,
     M_MAX_STALL,
     M_RECOVERY,
+    M_HEAL,
     M_MAX_LATENCY,
     M_IOPS,
     M_RUN_COUNT
@@ -63,6 +64,7 @@ enum fault_metric {
     F_MAX_LATENCY,
     F_FIRST_IO_AFTER_INJECT,
     F_FIRST_IO_AFTER_CLEAR,
+    F_HEAL,
     F_COUNT
 };
 

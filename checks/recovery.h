@@ -54,6 +54,9 @@ struct recovery {
     bool io_after_inject, io_after_clear;
     double first_io_after_inject_s, first_io_after_clear_s;
     bool lasting;                  /* C > I: a clear to measure from */
+    /* replicated volumes (the gluster lab): clear until nothing is left to heal */
+    bool heal_measured, healed;
+    double heal_s;
 };
 
 /* The baseline from buckets in [warmup_ns, first_inject_ns) (first_inject

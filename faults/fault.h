@@ -62,6 +62,7 @@ struct fault_spec {
     uint64_t restart_after_ns;
     /* corrupt */
     char path[1024];
+    char replica[16]; /* a gluster lab server: corrupt its brick copy */
     uint64_t offset, length, blocks;
     int mode_choice; /* enum corrupt_mode */
     uint64_t seed;
@@ -149,7 +150,9 @@ struct fault {
     unsigned nsaved;
     uint64_t ranges[64][2]; /* corrupt: byte offset and length of each range */
     unsigned nranges;
-    char path[PATH_MAX];    /* corrupt: the file or device */
+    char path[PATH_MAX];    /* corrupt: the file or device; with replica, inside the volume */
+    char *files;            /* corrupt with replica: the file of each range, NUL-separated
+                               (freed with the timeline) */
     pid_t pids[16];
     uint64_t starts[16];
     unsigned npids;

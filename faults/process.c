@@ -6,9 +6,12 @@
  *   pause    SIGSTOP now, SIGCONT at clear (a hung server)
  *   restart  SIGKILL and start again at once (a lab host's service)
  *
- * Which process: on a lab host, its service (process = tgtd, the default);
- * otherwise pidfile = PATH, pid = N, or process = NAME (every process of
- * that name in the host's network namespace).  A process is signalled only
+ * Which process: on a lab host, its service (process = tgtd on the iscsi
+ * lab, glusterd on a gluster server; the default); on a gluster server also
+ * process = brick (its glusterfsd) or shd (its self-heal daemon), which the
+ * lab starts again with `gluster volume start VOL force`; otherwise
+ * pidfile = PATH, pid = N, or process = NAME (every process of that name in
+ * the host's network namespace).  A process is signalled only
  * if it still is the one that was found (PID and start time).
  */
 #include <dirent.h>
@@ -24,10 +27,43 @@
 #include "../harness/proc.h"
 #include "fault.h"
 
+static bool gluster_lab(const struct fault *f)
+{
+    return f->env->lab && strcmp(f->env->lab->kind, "gluster") == 0;
+}
+
+static const char *service_of(const struct fault *f)
+{
+    if (gluster_lab(f))
+        return f->host.netns[0] ? "glusterd" : "glusterfs"; /* a server; the FUSE client */
+    return "tgtd";
+}
+
 static bool lab_service(const struct fault *f)
 {
     return f->host.lab && !f->spec.pidfile[0] && !f->spec.pid &&
-           (!f->spec.process[0] || strcmp(f->spec.process, "tgtd") == 0);
+           (!f->spec.process[0] || strcmp(f->spec.process, service_of(f)) == 0);
+}
+
+/* A gluster server's brick or self-heal daemon, by the lab's name for it. */
+static bool gluster_part(const struct fault *f)
+{
+    return gluster_lab(f) && f->host.lab && f->host.netns[0] &&
+           (strcmp(f->spec.process, "brick") == 0 || strcmp(f->spec.process, "shd") == 0);
+}
+
+/* The process name (comm) to look for. */
+static const char *comm_of(const struct fault *f)
+{
+    if (gluster_part(f))
+        return strcmp(f->spec.process, "brick") == 0 ? "glusterfsd" : "glusterfs";
+    return f->spec.process;
+}
+
+/* The lab knows how to bring it back. */
+static bool restartable(const struct fault *f)
+{
+    return lab_service(f) || gluster_part(f);
 }
 
 /* Inode of a network namespace, to match processes to a host. */
@@ -90,7 +126,7 @@ static int find(struct fault *f, char *err, size_t errlen)
                 comm[strcspn(comm, "\n")] = '\0';
             fclose(c);
             snprintf(p, sizeof p, "/proc/%ld/ns/net", pid);
-            if (strcmp(comm, f->spec.process) != 0 || ns_inode(p) != want)
+            if (strcmp(comm, comm_of(f)) != 0 || ns_inode(p) != want)
                 continue;
             f->pids[f->npids] = (pid_t)pid;
             f->starts[f->npids] = proc_starttime((pid_t)pid);
@@ -109,10 +145,11 @@ static int find(struct fault *f, char *err, size_t errlen)
 static int process_prepare(struct fault *f, char *err, size_t errlen)
 {
     bool needs_service = strcmp(f->ops->action, "restart") == 0 || f->spec.restart_after_ns;
-    if (needs_service && !lab_service(f)) {
-        snprintf(err, errlen, "%s only knows how to start a lab host's service again; %s is %s",
+    if (needs_service && !restartable(f)) {
+        snprintf(err, errlen, "%s only knows how to start a lab host's service again (and a "
+                 "gluster server's brick or shd); %s is %s",
                  f->spec.restart_after_ns ? "restart_after" : "restart", f->host.name,
-                 f->host.lab ? "not given as its service" : "not a lab host");
+                 f->host.lab ? "not given as one of those" : "not a lab host");
         return -1;
     }
     if (!lab_service(f) && !f->spec.pidfile[0] && !f->spec.pid && !f->spec.process[0]) {
@@ -186,7 +223,7 @@ static void describe_as(const struct fault *f, const char *what, char *out, size
 {
     char pids[128] = "";
     list_pids(f, pids, sizeof pids);
-    const char *which = lab_service(f) ? "tgtd" : f->spec.process[0] ? f->spec.process
+    const char *which = lab_service(f) ? service_of(f) : f->spec.process[0] ? f->spec.process
                                       : f->spec.pidfile[0]           ? f->spec.pidfile
                                                                      : "process";
     snprintf(out, n, "%s of %s %s%s%s%s", which, f->host.name, what, pids[0] ? " (pid " : "",

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +27,24 @@
 #define TGTADM_TIMEOUT_MS 10000
 
 /* --- names --- */
+
+const char *lab_kinds(void)
+{
+    return "iscsi, gluster";
+}
+
+bool lab_kind_known(const char *kind)
+{
+    return strcmp(kind, "iscsi") == 0 || strcmp(kind, "gluster") == 0;
+}
+
+/* The process a lab host runs for the lab, for people. */
+static const char *service_name(const struct lab *lab, const struct lab_host *h)
+{
+    if (strcmp(lab->kind, "gluster") == 0)
+        return h->netns[0] ? "glusterd" : "glusterfs (FUSE client)";
+    return "tgtd";
+}
 
 int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen)
 {
@@ -60,6 +80,10 @@ static void state_path(const char *kind, const char *prefix, char *out, size_t n
 /* Everything but the chosen subnet and control ports follows from the prefix. */
 static void layout(struct lab *lab)
 {
+    if (strcmp(lab->kind, "gluster") == 0) {
+        lab_gluster_layout(lab);
+        return;
+    }
     const char *P = lab->prefix;
     snprintf(lab->bridge, sizeof lab->bridge, "%s-isw", P);
     lab->nhosts = 3;
@@ -115,9 +139,7 @@ struct record {
     uint64_t n1, n2;
 };
 
-static int rec(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int rec(int fd, const char *fmt, ...)
+int lab_rec(int fd, const char *fmt, ...)
 {
     char line[PATH_MAX + 128];
     va_list ap;
@@ -216,6 +238,12 @@ int lab_load(const char *kind, const char *prefix, struct lab *lab, char *err, s
             lab->size = r[i].n1;
         else if (strcmp(r[i].key, "write_cache") == 0)
             lab->write_cache = r[i].n1 != 0;
+        else if (strcmp(r[i].key, "ping_timeout") == 0)
+            lab->ping_timeout_s = (unsigned)r[i].n1;
+        else if (strcmp(r[i].key, "heal_timeout") == 0)
+            lab->heal_timeout_s = (unsigned)r[i].n1;
+        else if (strcmp(r[i].key, "bitrot") == 0)
+            lab->bitrot = r[i].n1 != 0;
     }
     layout(lab);
     for (size_t i = 0; i < n; i++) {
@@ -241,6 +269,68 @@ int lab_load(const char *kind, const char *prefix, struct lab *lab, char *err, s
 
 /* --- down --- */
 
+/* Every process in network namespace `netns` (what a lab server started:
+ * glusterd, its bricks, its self-heal daemon), by PID and start time. */
+static int kill_netns_procs(const char *netns, char *err, size_t errlen)
+{
+    char path[128];
+    struct stat ns;
+    snprintf(path, sizeof path, "/run/netns/%s", netns);
+    if (stat(path, &ns) != 0)
+        return 0; /* the namespace is gone, and everything in it */
+    for (int round = 0; round < 3; round++) { /* a dying parent may start nothing new */
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        int found = 0;
+        while (d && (e = readdir(d))) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            struct stat st;
+            if (*end || pid <= 0 || pid == getpid())
+                continue;
+            snprintf(path, sizeof path, "/proc/%ld/ns/net", pid);
+            if (stat(path, &st) != 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
+                continue;
+            uint64_t start = proc_starttime((pid_t)pid);
+            if (proc_kill((pid_t)pid, start, SIGKILL, err, errlen) != 0) {
+                closedir(d);
+                return -1;
+            }
+            found++;
+        }
+        if (d)
+            closedir(d);
+        if (!found)
+            break;
+    }
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* A lab's own directory and everything its servers wrote into it; never
+ * anything outside LAB_DATA_DIR. */
+static int remove_tree(const char *dir, char *err, size_t errlen)
+{
+    if (strncmp(dir, LAB_DATA_DIR "/", strlen(LAB_DATA_DIR) + 1) != 0 || strstr(dir, "..")) {
+        snprintf(err, errlen, "refusing to remove %s: not a lab directory", dir);
+        return -1;
+    }
+    if (access(dir, F_OK) != 0)
+        return 0;
+    if (nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
+        snprintf(err, errlen, "cannot remove %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int lab_down(const char *kind, const char *prefix, char *err, size_t errlen)
 {
     char path[PATH_MAX];
@@ -253,11 +343,24 @@ int lab_down(const char *kind, const char *prefix, char *err, size_t errlen)
         return -1;
     int rc = 0;
     char e[1024];
-    /* Processes first (they hold the namespaces and the backing file), then
+    /* A FUSE mount first: nothing may hang on it once its servers go. */
+    for (size_t i = n; i-- > 0;)
+        if (strcmp(r[i].key, "mount") == 0 && umount2(r[i].a, MNT_DETACH) != 0 &&
+            errno != EINVAL && errno != ENOENT && rc == 0) {
+            snprintf(err, errlen, "cannot unmount %s: %s", r[i].a, strerror(errno));
+            rc = -1;
+        }
+    /* Processes (they hold the namespaces and the backing files), then
      * links, namespaces, files; newest first within each kind. */
     for (size_t i = n; i-- > 0;)
         if (strcmp(r[i].key, "pid") == 0 &&
             proc_kill((pid_t)r[i].n1, r[i].n2, SIGKILL, e, sizeof e) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s", e);
+            rc = -1;
+        }
+    for (size_t i = n; i-- > 0;)
+        if (strcmp(r[i].key, "nsprocs") == 0 && kill_netns_procs(r[i].a, e, sizeof e) != 0 &&
+            rc == 0) {
             snprintf(err, errlen, "%s", e);
             rc = -1;
         }
@@ -290,6 +393,11 @@ int lab_down(const char *kind, const char *prefix, char *err, size_t errlen)
             rc = -1;
         }
     }
+    for (size_t i = n; i-- > 0;)
+        if (strcmp(r[i].key, "tree") == 0 && remove_tree(r[i].a, e, sizeof e) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s", e);
+            rc = -1;
+        }
     free(r);
     /* Keep the state while something could not be removed: down can retry. */
     if (rc == 0 && unlink(path) != 0 && errno != ENOENT) {
@@ -379,7 +487,7 @@ static int run_tgtd(const struct lab *lab, struct lab_host *h, int fd, char *err
     char *argv[] = {"tgtd", "-f", "-C", ctl, "--iscsi", portal, NULL};
     if (proc_spawn(h->netns, argv, h->log, &h->pid, &h->start, err, errlen) != 0)
         return -1;
-    if (rec(fd, "pid %s %d %llu", h->name, (int)h->pid, (unsigned long long)h->start) != 0) {
+    if (lab_rec(fd, "pid %s %d %llu", h->name, (int)h->pid, (unsigned long long)h->start) != 0) {
         snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));
         return -1;
     }
@@ -435,10 +543,10 @@ static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *e
         snprintf(err, errlen, "no free tgtd control port under %s", TGTD_RUN_DIR);
         return -1;
     }
-    if (rec(fd, "ctlport %s %u", h->name, h->ctlport) != 0 ||
-        rec(fd, "socket %s/socket.%u", TGTD_RUN_DIR, h->ctlport) != 0 ||
-        rec(fd, "socket %s/socket.%u.lock", TGTD_RUN_DIR, h->ctlport) != 0 ||
-        rec(fd, "file %s", h->log) != 0) {
+    if (lab_rec(fd, "ctlport %s %u", h->name, h->ctlport) != 0 ||
+        lab_rec(fd, "socket %s/socket.%u", TGTD_RUN_DIR, h->ctlport) != 0 ||
+        lab_rec(fd, "socket %s/socket.%u.lock", TGTD_RUN_DIR, h->ctlport) != 0 ||
+        lab_rec(fd, "file %s", h->log) != 0) {
         snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));
         return -1;
     }
@@ -452,9 +560,22 @@ int lab_restart_service(const char *kind, const char *prefix, const char *host, 
     if (lab_load(kind, prefix, &lab, err, errlen) != 0)
         return -1;
     struct lab_host *h = host_mut(&lab, host);
-    if (!h || !h->ctlport) {
+    bool gluster = strcmp(kind, "gluster") == 0;
+    if (!h || (!gluster && !h->ctlport) || (gluster && !h->netns[0])) {
         snprintf(err, errlen, "lab host %s has no service to start", host);
         return -1;
+    }
+    if (gluster) {
+        char path[PATH_MAX];
+        state_path(kind, prefix, path, sizeof path);
+        int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+            return -1;
+        }
+        int rc = lab_gluster_restart(&lab, h, fd, err, errlen);
+        close(fd);
+        return rc;
     }
     enum proc_state st = proc_state(h->pid, h->start);
     if (st == PROC_RUNNING || st == PROC_STOPPED) {
@@ -480,14 +601,17 @@ static int build(struct lab *lab, int fd, char *err, size_t errlen)
 {
 #define REC(...)                                                                               \
     do {                                                                                       \
-        if (rec(fd, __VA_ARGS__) != 0) {                                                       \
+        if (lab_rec(fd, __VA_ARGS__) != 0) {                                                       \
             snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));          \
             return -1;                                                                         \
         }                                                                                      \
     } while (0)
-    REC("dir %s", lab->dir);
+    bool gluster = strcmp(lab->kind, "gluster") == 0;
+    REC("%s %s", gluster ? "tree" : "dir", lab->dir);
     if (mkdir_p(lab->dir, err, errlen) != 0)
         return -1;
+    if (gluster)
+        goto network;
     REC("file %s", lab->lun);
     int lf = open(lab->lun, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (lf < 0 || ftruncate(lf, (off_t)lab->size) != 0) {
@@ -498,6 +622,7 @@ static int build(struct lab *lab, int fd, char *err, size_t errlen)
     }
     close(lf);
 
+network:;
     struct nl_sock *sk = net_open(NULL, err, errlen);
     if (!sk)
         return -1;
@@ -549,6 +674,12 @@ out:
     net_close(sk);
     if (rc != 0)
         return -1;
+    if (gluster) {
+        if (lab_gluster_start(lab, fd, err, errlen) != 0)
+            return -1;
+        REC("ready");
+        return 0;
+    }
     if (mkdir_p(TGTD_RUN_DIR, err, errlen) != 0)
         return -1;
     for (unsigned i = 1; i < lab->nhosts; i++)
@@ -583,12 +714,14 @@ static bool healthy(const struct lab *lab, char *why, size_t n)
             snprintf(why, n, "switch port %s is missing", h->port);
             ok = false;
         } else if (h->pid && proc_state(h->pid, h->start) != PROC_RUNNING) {
-            snprintf(why, n, "tgtd of %s (pid %d) is %s", h->name, (int)h->pid,
-                     proc_state_name(proc_state(h->pid, h->start)));
+            snprintf(why, n, "%s of %s (pid %d) is %s", service_name(lab, h), h->name,
+                     (int)h->pid, proc_state_name(proc_state(h->pid, h->start)));
             ok = false;
         }
     }
     net_close(sk);
+    if (ok && strcmp(lab->kind, "gluster") == 0)
+        ok = lab_gluster_healthy(lab, why, n);
     return ok;
 }
 
@@ -596,8 +729,8 @@ int lab_up(const char *kind, const struct lab_opts *o, struct lab *lab, bool *cr
            size_t errlen)
 {
     *created = false;
-    if (strcmp(kind, "iscsi") != 0) {
-        snprintf(err, errlen, "unknown lab '%s' (known: iscsi)", kind);
+    if (!lab_kind_known(kind)) {
+        snprintf(err, errlen, "unknown lab '%s' (known: %s)", kind, lab_kinds());
         return -1;
     }
     char prefix[9];
@@ -607,8 +740,21 @@ int lab_up(const char *kind, const struct lab_opts *o, struct lab *lab, bool *cr
     state_path(kind, prefix, path, sizeof path);
     if (access(path, F_OK) == 0) {
         char why[512] = "";
-        if (lab_load(kind, prefix, lab, why, sizeof why) == 0 && healthy(lab, why, sizeof why))
-            return 0; /* up already: harmless */
+        if (lab_load(kind, prefix, lab, why, sizeof why) == 0 && healthy(lab, why, sizeof why)) {
+            /* up already: harmless, if it is the lab that was asked for */
+            unsigned ping = o->ping_timeout_s ? o->ping_timeout_s : 10;
+            unsigned heal = o->heal_timeout_s ? o->heal_timeout_s : 5;
+            bool gluster = strcmp(kind, "gluster") == 0;
+            if ((!gluster && lab->write_cache != o->write_cache) ||
+                (gluster && (lab->ping_timeout_s != ping || lab->heal_timeout_s != heal ||
+                             lab->bitrot != o->bitrot))) {
+                snprintf(err, errlen, "lab %s (prefix %s) is up with other settings (%s); take "
+                         "it down first: faultline lab down %s", kind, prefix,
+                         gluster ? "ping_timeout, heal_timeout or bitrot" : "write_cache", kind);
+                return -1;
+            }
+            return 0;
+        }
         fprintf(stderr, "faultline: lab %s (prefix %s) is broken (%s); rebuilding it\n", kind,
                 prefix, why);
         if (lab_down(kind, prefix, err, errlen) != 0)
@@ -620,18 +766,26 @@ int lab_up(const char *kind, const struct lab_opts *o, struct lab *lab, bool *cr
     snprintf(lab->kind, sizeof lab->kind, "%s", kind);
     snprintf(lab->prefix, sizeof lab->prefix, "%s", prefix);
     lab->subnet = pick_subnet(prefix, path);
-    lab->size = o->size ? o->size : 256ull << 20;
+    bool gluster = strcmp(kind, "gluster") == 0;
+    /* xfs needs 300 MB at least; the images are sparse */
+    lab->size = o->size ? o->size : gluster ? 512ull << 20 : 256ull << 20;
     lab->write_cache = o->write_cache;
+    lab->ping_timeout_s = o->ping_timeout_s ? o->ping_timeout_s : 10;
+    lab->heal_timeout_s = o->heal_timeout_s ? o->heal_timeout_s : 5;
+    lab->bitrot = o->bitrot;
     layout(lab);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = rec(fd, "kind %s", kind) || rec(fd, "prefix %s", prefix) ||
-                     rec(fd, "subnet %u", lab->subnet) ||
-                     rec(fd, "size %llu", (unsigned long long)lab->size) ||
-                     rec(fd, "write_cache %d", lab->write_cache)
+    int rc = lab_rec(fd, "kind %s", kind) || lab_rec(fd, "prefix %s", prefix) ||
+                     lab_rec(fd, "subnet %u", lab->subnet) ||
+                     lab_rec(fd, "size %llu", (unsigned long long)lab->size) ||
+                     lab_rec(fd, "write_cache %d", lab->write_cache) ||
+                     lab_rec(fd, "ping_timeout %u", lab->ping_timeout_s) ||
+                     lab_rec(fd, "heal_timeout %u", lab->heal_timeout_s) ||
+                     lab_rec(fd, "bitrot %d", lab->bitrot)
                  ? -1
                  : 0;
     if (rc != 0)
@@ -651,7 +805,8 @@ int lab_up(const char *kind, const struct lab_opts *o, struct lab *lab, bool *cr
 
 /* --- status --- */
 
-static void host_json(struct json *j, const struct lab_host *h, struct nl_sock *sk)
+static void host_json(struct json *j, const struct lab *lab, const struct lab_host *h,
+                      struct nl_sock *sk)
 {
     struct link_state st = {0};
     char err[256];
@@ -677,13 +832,15 @@ static void host_json(struct json *j, const struct lab_host *h, struct nl_sock *
         json_key(j, "process");
         json_obj_begin(j);
         json_key(j, "name");
-        json_str(j, "tgtd");
+        json_str(j, service_name(lab, h));
         json_key(j, "pid");
         json_i64(j, h->pid);
         json_key(j, "state");
         json_str(j, proc_state_name(proc_state(h->pid, h->start)));
-        json_key(j, "control_port");
-        json_u64(j, h->ctlport);
+        if (h->ctlport) {
+            json_key(j, "control_port");
+            json_u64(j, h->ctlport);
+        }
         json_key(j, "log");
         json_str(j, h->log);
         json_obj_end(j);
@@ -712,8 +869,15 @@ void lab_status(const struct lab *lab, bool json, FILE *out)
         json_key(&j, "hosts");
         json_arr_begin(&j);
         for (unsigned i = 0; i < lab->nhosts; i++)
-            host_json(&j, &lab->hosts[i], sk);
+            host_json(&j, lab, &lab->hosts[i], sk);
         json_arr_end(&j);
+        if (strcmp(lab->kind, "gluster") == 0) {
+            lab_gluster_status(lab, true, &j, out);
+            json_obj_end(&j);
+            fputc('\n', out);
+            net_close(sk);
+            return;
+        }
         json_key(&j, "lun");
         json_obj_begin(&j);
         json_key(&j, "backing_file");
@@ -749,10 +913,18 @@ void lab_status(const struct lab *lab, bool json, FILE *out)
         fprintf(out, "  %-7s %s%s, %s %s/24, switch port %s (%s)", h->name,
                 h->netns[0] ? "namespace " : "our namespace", h->netns, h->ifname, h->addr,
                 h->port, !st.exists ? "missing" : st.admin_up ? "up" : "DOWN");
-        if (h->pid)
+        if (h->pid && h->ctlport)
             fprintf(out, ", tgtd pid %d %s (control port %u)", (int)h->pid,
                     proc_state_name(proc_state(h->pid, h->start)), h->ctlport);
+        else if (h->pid && h->netns[0])
+            fprintf(out, ", %s pid %d %s", service_name(lab, h), (int)h->pid,
+                    proc_state_name(proc_state(h->pid, h->start)));
         fputc('\n', out);
+    }
+    if (strcmp(lab->kind, "gluster") == 0) {
+        lab_gluster_status(lab, false, NULL, out);
+        net_close(sk);
+        return;
     }
     fprintf(out, "  LUN     %s, %s, serial %s, write cache %s\n", lab->lun, size, lab->serial,
             lab->write_cache ? "on" : "off");
@@ -767,14 +939,16 @@ static const char usage_lab[] =
     "\n"
     "The embedded lab: a storage cluster on this machine, in network namespaces\n"
     "on a Linux bridge, addresses from 198.18.0.0/15.  KIND: iscsi (two tgtd\n"
-    "controllers ctrl-a and ctrl-b exporting one LUN).\n"
+    "controllers ctrl-a and ctrl-b exporting one LUN) or gluster (servers gs1, gs2,\n"
+    "gs3 with a replica-3 GlusterFS volume, FUSE-mounted here).\n"
     "\n"
     "  up       build it (harmless when it is up already)\n"
     "  down     remove everything it created, also after a crash\n"
     "  status   hosts, addresses, switch ports, processes, portals (exit 1: not up)\n"
     "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX)\n"
     "  --json       status as JSON\n"
-    "  --size, --write-cache   the LUN, for up (default 256MiB, off)\n";
+    "  --size, --write-cache   for up: the iscsi LUN (default 256MiB, off); --size is\n"
+    "               each gluster brick (default 512MiB, sparse)\n";
 
 int cmd_lab(int argc, char **argv)
 {
@@ -816,8 +990,8 @@ int cmd_lab(int argc, char **argv)
         fprintf(stderr, "faultline: lab needs an operation and a kind\n\n%s", usage_lab);
         return 2;
     }
-    if (strcmp(kind, "iscsi") != 0) {
-        fprintf(stderr, "faultline: unknown lab '%s' (known: iscsi)\n", kind);
+    if (!lab_kind_known(kind)) {
+        fprintf(stderr, "faultline: unknown lab '%s' (known: %s)\n", kind, lab_kinds());
         return 2;
     }
     char pfx[9];

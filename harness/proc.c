@@ -79,25 +79,88 @@ enum proc_state proc_state(pid_t pid, uint64_t start)
     }
 }
 
+/* The namespace files a child enters, opened in the parent: nsfd[0] the
+ * network namespace, nsfd[1] the mount namespace (-1: stay). */
+static int open_place(const struct proc_place *at, int nsfd[2], char *err, size_t errlen)
+{
+    nsfd[0] = nsfd[1] = -1;
+    if (at->join > 0) {
+        if (proc_state(at->join, at->join_start) == PROC_GONE) {
+            snprintf(err, errlen, "process %d is gone: its namespaces cannot be entered",
+                     (int)at->join);
+            return -1;
+        }
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)at->join);
+        nsfd[0] = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)at->join);
+        nsfd[1] = nsfd[0] < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+        if (nsfd[1] < 0) {
+            snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+            if (nsfd[0] >= 0)
+                close(nsfd[0]);
+            return -1;
+        }
+        return 0;
+    }
+    if (at->netns && *at->netns && strcmp(at->netns, "-") != 0 &&
+        (nsfd[0] = netns_fd(at->netns, err, errlen)) < 0)
+        return -1;
+    return 0;
+}
+
+static void close_place(int nsfd[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (nsfd[i] >= 0)
+            close(nsfd[i]);
+}
+
+/* In the child: enter the namespaces, then the caller's setup.  0 or errno. */
+static int enter_place(const struct proc_place *at, const int nsfd[2])
+{
+    if (nsfd[0] >= 0 && setns(nsfd[0], CLONE_NEWNET) != 0)
+        return errno;
+    if (nsfd[1] >= 0 && setns(nsfd[1], CLONE_NEWNS) != 0)
+        return errno;
+    return at->setup ? at->setup(at->ctx) : 0;
+}
+
+static const char *place_name(const struct proc_place *at, char *buf, size_t n)
+{
+    if (at->join > 0)
+        snprintf(buf, n, " in the namespaces of process %d", (int)at->join);
+    else if (at->netns && *at->netns)
+        snprintf(buf, n, " in %s", at->netns);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
 int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pid,
                uint64_t *start, char *err, size_t errlen)
 {
-    int nsfd = -1;
-    if (netns && (nsfd = netns_fd(netns, err, errlen)) < 0)
+    struct proc_place at = {.netns = netns};
+    return proc_spawn_at(&at, argv, log, pid, start, err, errlen);
+}
+
+int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
+                  uint64_t *start, char *err, size_t errlen)
+{
+    int nsfd[2];
+    if (open_place(at, nsfd, err, errlen) != 0)
         return -1;
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (logfd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
-        if (nsfd >= 0)
-            close(nsfd);
+        close_place(nsfd);
         return -1;
     }
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         close(logfd);
-        if (nsfd >= 0)
-            close(nsfd);
+        close_place(nsfd);
         return -1;
     }
     pid_t child = fork();
@@ -106,19 +169,17 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
         close(pipefd[0]);
         close(pipefd[1]);
         close(logfd);
-        if (nsfd >= 0)
-            close(nsfd);
+        close_place(nsfd);
         return -1;
     }
     if (child == 0) {
-        /* Only the network namespace: entering a mount namespace as well
-         * would copy the mount table and pin mounts that belong to others. */
-        int e = 0;
+        /* Only the namespaces asked for: entering a mount namespace we do
+         * not need would copy the mount table and pin mounts of others. */
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        if ((nsfd >= 0 && setns(nsfd, CLONE_NEWNET) != 0) || setsid() < 0 ||
-            dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
+        int e = enter_place(at, nsfd);
+        if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
             e = errno;
         int devnull = open("/dev/null", O_RDONLY);
         if (!e && (devnull < 0 || dup2(devnull, 0) < 0))
@@ -133,15 +194,15 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
     }
     close(pipefd[1]);
     close(logfd);
-    if (nsfd >= 0)
-        close(nsfd);
+    close_place(nsfd);
     int e = 0;
     ssize_t r = read(pipefd[0], &e, sizeof e); /* EOF: exec worked (close-on-exec) */
     close(pipefd[0]);
     if (r == (ssize_t)sizeof e) {
         waitpid(child, NULL, 0);
-        snprintf(err, errlen, "cannot start %s%s%s: %s", argv[0], netns ? " in " : "",
-                 netns ? netns : "", strerror(e));
+        char where[96];
+        snprintf(err, errlen, "cannot start %s%s: %s", argv[0], place_name(at, where, sizeof where),
+                 strerror(e));
         return -1;
     }
     *pid = child;
@@ -183,14 +244,21 @@ int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
 
 int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen, int timeout_ms)
 {
+    struct proc_place at = {.netns = netns};
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
+}
+
+int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
+                int timeout_ms)
+{
     int pipefd[2];
     out[0] = '\0';
-    int nsfd = -1;
-    if (netns && *netns && strcmp(netns, "-") != 0 &&
-        (nsfd = netns_fd(netns, out, outlen)) < 0)
+    int nsfd[2];
+    if (open_place(at, nsfd, out, outlen) != 0)
         return -1;
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         snprintf(out, outlen, "pipe: %s", strerror(errno));
+        close_place(nsfd);
         return -1;
     }
     pid_t child = fork();
@@ -198,16 +266,18 @@ int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen,
         snprintf(out, outlen, "fork: %s", strerror(errno));
         close(pipefd[0]);
         close(pipefd[1]);
-        if (nsfd >= 0)
-            close(nsfd);
+        close_place(nsfd);
         return -1;
     }
     if (child == 0) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET) != 0) {
-            dprintf(pipefd[1], "cannot enter network namespace %s: %s", netns, strerror(errno));
+        int e = enter_place(at, nsfd);
+        if (e) {
+            char where[96];
+            dprintf(pipefd[1], "cannot enter%s: %s", place_name(at, where, sizeof where),
+                    strerror(e));
             _exit(127);
         }
         dup2(pipefd[1], 1);
@@ -217,8 +287,7 @@ int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen,
         _exit(127);
     }
     close(pipefd[1]);
-    if (nsfd >= 0)
-        close(nsfd);
+    close_place(nsfd);
     size_t used = 0;
     uint64_t until = mono_ns() + (uint64_t)timeout_ms * 1000000;
     bool timed_out = false;

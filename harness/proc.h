@@ -33,6 +33,27 @@ enum proc_state proc_state(pid_t pid, uint64_t start);
 int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pid,
                uint64_t *start, char *err, size_t errlen);
 
+/* Where a child runs.  netns: enter this network namespace only; or join:
+ * enter the network *and* mount namespaces of that process (a lab server
+ * with private mounts), checked against join_start.  Then setup(ctx), if
+ * any, runs in the child before exec (unshare, mounts); it returns 0 or an
+ * errno. */
+struct proc_place {
+    const char *netns;
+    pid_t join;
+    uint64_t join_start;
+    int (*setup)(void *ctx);
+    void *ctx;
+};
+
+/* proc_spawn() at a place. */
+int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
+                  uint64_t *start, char *err, size_t errlen);
+
+/* proc_run() at a place. */
+int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
+                int timeout_ms);
+
 /* Sends sig to the process if it is still the one started at `start`.
  * For SIGKILL, waits (at most 2 s) until it is dead, reaping it when it is
  * our child.  0 also when it was gone already; -1 with err filled. */

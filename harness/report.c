@@ -214,6 +214,7 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
     json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
     json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
+    json_maybe(j, "heal_s", x->heal_measured && x->healed, x->heal_s);
     json_maybe(j, "analysed_until", x->injected, secs(x->until_ns));
     json_key(j, "path_events");
     json_arr_begin(j);
@@ -620,6 +621,11 @@ static void text_recovery(FILE *f, const struct report *r, const struct recovery
                "first I/O after inject %s, after clear %s\n",
             imp, stall, rec, x->recovered ? "" : " (not recovered)", x->errors, x->max_latency_s,
             fi, fc);
+    if (x->heal_measured && x->healed)
+        fprintf(f, "      healed %.3f s after the clear (nothing left in gluster volume heal "
+                   "info)\n", x->heal_s);
+    else if (x->heal_measured)
+        fprintf(f, "      NOT healed within heal_wait: entries left in gluster volume heal info\n");
     size_t shown = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++) {
         const struct event *e = &r->events->list[i];
@@ -919,8 +925,14 @@ void report_summary(const struct report *r, FILE *out)
             continue;
         char rec[32];
         fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
-        fprintf(out, "fault %s (%s): stall %.3f s, recovery %s, %" PRIu64 " errors\n",
-                r->faults[i].spec.name, r->faults[i].ops->action, x->stall_s, rec, x->errors);
+        char heal[48] = "";
+        if (x->heal_measured && x->healed)
+            snprintf(heal, sizeof heal, ", healed after %.1f s", x->heal_s);
+        else if (x->heal_measured)
+            snprintf(heal, sizeof heal, ", NOT healed");
+        fprintf(out, "fault %s (%s): stall %.3f s, recovery %s%s, %" PRIu64 " errors\n",
+                r->faults[i].spec.name, r->faults[i].ops->action, x->stall_s, rec, heal,
+                x->errors);
     }
     if (r->hung)
         fprintf(out, "hung: %" PRIu64 " I/Os outstanding longer than %.1f s\n", r->hung,

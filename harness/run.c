@@ -21,6 +21,7 @@
 #include "crew.h"
 #include "fsutil.h"
 #include "events.h"
+#include "heal.h"
 #include "lab.h"
 #include "timeline.h"
 #include "report.h"
@@ -84,6 +85,13 @@ static uint64_t random64(void)
     if (getrandom(&v, sizeof v, 0) != sizeof v)
         v = wall_ns() ^ ((uint64_t)getpid() << 32);
     return v ? v : 1;
+}
+
+/* The lab a scenario asks for, or NULL. */
+static const char *lab_kind_of(const struct scenario *sc)
+{
+    static const char *const kinds[] = {NULL, "iscsi", "gluster"};
+    return kinds[sc->lab_choice];
 }
 
 /* What a corrupt fault may write to when the scenario names no path. */
@@ -252,28 +260,43 @@ int cmd_run(const struct run_opts *o)
     /* The embedded lab, if the scenario asks for it. */
     struct lab lab;
     bool lab_created = false, have_lab = false;
-    if (sc.lab_choice == 1) {
-        struct lab_opts lo = {.size = sc.lab_size, .write_cache = sc.lab_write_cache};
+    const char *lab_kind = lab_kind_of(&sc);
+    if (lab_kind) {
+        struct lab_opts lo = {
+            .size = sc.lab_size,
+            .write_cache = sc.lab_write_cache,
+            .ping_timeout_s = (unsigned)(sc.lab_ping_timeout_ns / 1000000000ull),
+            .heal_timeout_s = (unsigned)(sc.lab_heal_timeout_ns / 1000000000ull),
+            .bitrot = sc.lab_bitrot};
         if (!o->quiet)
-            fprintf(stderr, "faultline: bringing up the iscsi lab\n");
-        if (lab_up("iscsi", &lo, &lab, &lab_created, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: lab up iscsi: %s\n", err);
+            fprintf(stderr, "faultline: bringing up the %s lab\n", lab_kind);
+        if (lab_up(lab_kind, &lo, &lab, &lab_created, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab up %s: %s\n", lab_kind, err);
             events_close(&events);
             return 2;
         }
         have_lab = true;
         snprintf(base.lab_prefix, sizeof base.lab_prefix, "%s", lab.prefix);
         char detail[3 * FL_URL_MAX];
-        snprintf(detail, sizeof detail, "%s lab %s (prefix %s), portals %s and %s",
-                 lab_created ? "brought up" : "found up", lab.kind, lab.prefix, lab.portals[0],
-                 lab.portals[1]);
+        if (lab.nportals)
+            snprintf(detail, sizeof detail, "%s lab %s (prefix %s), portals %s and %s",
+                     lab_created ? "brought up" : "found up", lab.kind, lab.prefix,
+                     lab.portals[0], lab.portals[1]);
+        else
+            snprintf(detail, sizeof detail, "%s lab %s (prefix %s), volume %s mounted at %s",
+                     lab_created ? "brought up" : "found up", lab.kind, lab.prefix, lab.volume,
+                     lab.mount);
         events_emit(&events, 0, "lab-up", NULL, detail);
         if (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0)
             scenario_use_portals(&sc, lab.portals, lab.nportals);
+        if (strcmp(sc.target.kind, "files") == 0 && !sc.target.path[0])
+            scenario_use_mount(&sc, lab.mount);
     }
 
     struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
                         .events = &events, .quiet = o->quiet, .t0 = t0};
+    struct heal_watch heal;
+    bool watching = false;
     bool abandoned = false;
     struct timeline *tl = calloc(1, sizeof *tl);
     int code;
@@ -305,7 +328,24 @@ int cmd_run(const struct run_opts *o)
         crew.between = finish_faults;
         crew.between_ctx = tl;
         crew.active_faults = &tl->active;
+        /* A replicated volume's healing, watched from the start. */
+        if (have_lab && strcmp(lab.kind, "gluster") == 0 &&
+            heal_watch_start(&heal, &lab, err, sizeof err) == 0)
+            watching = true;
+        else if (have_lab && strcmp(lab.kind, "gluster") == 0)
+            fprintf(stderr, "faultline: %s; heal times are not measured\n", err);
         crew_run(&crew);
+        if (watching && !crew.abandoned) {
+            if (!o->quiet)
+                fprintf(stderr, "faultline: waiting (at most %.0f s) for %s to heal\n",
+                        (double)sc.heal_wait_ns / 1e9, lab.volume);
+            heal_watch_finish(&heal, sc.heal_wait_ns);
+            char detail[160];
+            snprintf(detail, sizeof detail, "%s %s", lab.volume,
+                     heal_watch_healed(&heal) ? "has nothing left to heal"
+                                              : "still has entries to heal after heal_wait");
+            events_emit(&events, 0, "heal", NULL, detail);
+        }
         struct run_meta meta = crew.w[0].meta;
         meta.nblocks = meta.total_blocks;
         struct report rep = crew_report("run", dir, &sc, &meta, &crew);
@@ -330,25 +370,35 @@ int cmd_run(const struct run_opts *o)
             code = 2;
         } else {
             analyse(&rep, &crew, tl, recov);
+            for (unsigned i = 0; watching && !crew.abandoned && i < tl->n; i++) {
+                if (!recov[i].injected)
+                    continue;
+                /* from the clear: the server is back and healing can start */
+                uint64_t clear = recov[i].lasting ? recov[i].clear_ns : rep.end_ns;
+                recov[i].heal_measured = true;
+                recov[i].healed = heal_watch_time(&heal, crew.t0 + clear, &recov[i].heal_s);
+            }
             abandoned = crew.abandoned;
             code = finish(&rep, &crew, &events, target_of(&sc, have_lab ? &lab : NULL));
             free(recov);
         }
     }
+    if (watching && !abandoned)
+        heal_watch_free(&heal);
     if (tl) {
         timeline_free(tl); /* clears anything still active, on every path */
         free(tl);
     }
     if (have_lab && lab_created && !o->keep_lab) {
-        if (lab_down("iscsi", lab.prefix, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: lab down iscsi: %s (run `faultline lab down iscsi`)\n",
-                    err);
+        if (lab_down(lab_kind, lab.prefix, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab down %s: %s (run `faultline lab down %s`)\n",
+                    lab_kind, err, lab_kind);
             if (code == 0)
                 code = 2;
         }
     } else if (have_lab && !o->quiet) {
-        fprintf(stderr, "faultline: the iscsi lab (prefix %s) stays up; `faultline lab down "
-                        "iscsi` removes it\n", lab.prefix);
+        fprintf(stderr, "faultline: the %s lab (prefix %s) stays up; `faultline lab down "
+                        "%s` removes it\n", lab_kind, lab.prefix, lab_kind);
     }
     if (abandoned) {
         /* Workers are still parked in calls to a target that never answered;
@@ -378,9 +428,10 @@ int cmd_verify(const char *dir, bool quiet)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
-    if (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0 &&
-        sc.lab_choice == 1) {
-        /* The run went to the lab's LUN: it must still be there. */
+    bool lab_target = (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0) ||
+                      (strcmp(sc.target.kind, "files") == 0 && !sc.target.path[0]);
+    if (lab_target && lab_kind_of(&sc)) {
+        /* The run went to the lab's LUN or volume: it must still be there. */
         struct run_meta m;
         char w0[PATH_MAX + 32];
         snprintf(w0, sizeof w0, "%s/worker-0", dir);
@@ -389,12 +440,15 @@ int cmd_verify(const char *dir, bool quiet)
             fprintf(stderr, "faultline: %s\n", err);
             return 2;
         }
-        if (lab_load("iscsi", m.lab_prefix, &lab, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: the run used the embedded iscsi lab (prefix %s): %s; "
-                            "its LUN went with it\n", m.lab_prefix, err);
+        if (lab_load(lab_kind_of(&sc), m.lab_prefix, &lab, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: the run used the embedded %s lab (prefix %s): %s; "
+                            "its storage went with it\n", lab_kind_of(&sc), m.lab_prefix, err);
             return 2;
         }
-        scenario_use_portals(&sc, lab.portals, lab.nportals);
+        if (lab.nportals)
+            scenario_use_portals(&sc, lab.portals, lab.nportals);
+        else
+            scenario_use_mount(&sc, lab.mount);
     }
     struct event_log events;
     if (events_open(&events, dir, 0, mono_ns(), err, sizeof err) != 0) {

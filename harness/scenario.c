@@ -58,15 +58,19 @@ static const struct key keys[] = {
      "recovery analysis)", IN_SCENARIO},
     {"scenario", "warmup", K_DURATION, "1s", NULL, F(warmup_ns), 0, AT_MOST_A_DAY,
      "the start of the workload left out of the baseline throughput", IN_SCENARIO},
+    {"scenario", "heal_wait", K_DURATION, "60s", NULL, F(heal_wait_ns), 0, AT_MOST_A_DAY,
+     "lab = gluster: after the workload, wait at most this long for the volume to have "
+     "nothing left to heal (heal_s of each fault, expect_heal)", IN_SCENARIO},
     {"scenario", "hung_after", K_DURATION, "10s", NULL, F(hung_after_ns), 10000000ull,
      AT_MOST_A_DAY, "an I/O outstanding this long is reported as hung (the no-progress "
      "watchdog)", IN_SCENARIO},
     {"scenario", "grace", K_DURATION, "30s", NULL, F(grace_ns), 100000000ull, AT_MOST_A_DAY,
      "the run ends at its end plus this, with a report, even if the target never answers "
      "again (workers still waiting are left behind)", IN_SCENARIO},
-    {"scenario", "lab", K_CHOICE, "none", "none|iscsi", F(lab_choice), 0, 0,
+    {"scenario", "lab", K_CHOICE, "none", "none|iscsi|gluster", F(lab_choice), 0, 0,
      "bring up this embedded lab for the run (and take it down after, unless --keep-lab); an "
-     "iscsi target without portals then means the lab LUN through both controllers", IN_SCENARIO},
+     "iscsi target without portals then means the lab LUN through both controllers, a files "
+     "target without path the lab volume's FUSE mount", IN_SCENARIO},
 
     {"target", "kind", K_STRING, NULL, NULL, F(target.kind), 0, 0,
      "file, blockdev, iscsi or files (required)", IN_SCENARIO},
@@ -135,8 +139,19 @@ static const struct key keys[] = {
     {"lab", "write_cache", K_BOOL, "off", NULL, F(lab_write_cache), 0, 0,
      "the lab LUN acknowledges writes from its cache (on) or only once they are on disk "
      "(off)", IN_SCENARIO},
-    {"lab", "size", K_SIZE, "256MiB", NULL, F(lab_size), 1u << 20, 0,
-     "size of the lab LUN (a sparse file shared by both controllers)", IN_SCENARIO},
+    {"lab", "size", K_SIZE, NULL, NULL, F(lab_size), 1u << 20, 0,
+     "iscsi: size of the lab LUN (a sparse file shared by both controllers; default 256MiB); "
+     "gluster: size of each brick (sparse xfs image, at least 300MiB; default 512MiB)",
+     IN_SCENARIO},
+    {"lab", "ping_timeout", K_DURATION, "10s", NULL, F(lab_ping_timeout_ns), 1000000000ull,
+     3600000000000ull, "gluster: network.ping-timeout of the volume (whole seconds): how long "
+     "a client waits for a silent server", IN_SCENARIO},
+    {"lab", "bitrot", K_BOOL, "off", NULL, F(lab_bitrot), 0, 0,
+     "gluster: enable bit-rot detection on the volume (the signer and the scrubber)",
+     IN_SCENARIO},
+    {"lab", "heal_timeout", K_DURATION, "5s", NULL, F(lab_heal_timeout_ns), 1000000000ull,
+     3600000000000ull, "gluster: cluster.heal-timeout of the volume (whole seconds): how often "
+     "the self-heal daemon crawls for pending heals", IN_SCENARIO},
 
     {"fault", "action", K_CHOICE, NULL, NULL, FF(action_choice), 0, 0,
      "what happens (required): link-down, port-down, port-flap, switch-down, partition, loss, "
@@ -182,6 +197,10 @@ static const struct key keys[] = {
     {"fault", "path", K_STRING, NULL, NULL, FF(path), 0, 0,
      "corrupt: file or device (default: the scenario's target; for the iscsi lab its LUN)",
      IN_FAULT},
+    {"fault", "replica", K_STRING, NULL, NULL, FF(replica), 0, 0,
+     "corrupt: a gluster lab server (gs1, gs2, gs3): overwrite that server's brick copy of "
+     "path (a file or directory of the volume; default: the tree of the target), the bit-rot "
+     "case; the clients' view is not touched", IN_FAULT},
     {"fault", "offset", K_SIZE, "0", NULL, FF(offset), 0, 0, "corrupt: first byte", IN_FAULT},
     {"fault", "length", K_SIZE, NULL, NULL, FF(length), 1, 0, "corrupt: bytes from offset",
      IN_FAULT},
@@ -227,7 +246,7 @@ static const struct {
     {"kill", " process pidfile pid restart_after "},
     {"pause", " duration process pidfile pid "},
     {"restart", " process pidfile pid "},
-    {"corrupt", " path offset length blocks mode seed "},
+    {"corrupt", " path replica offset length blocks mode seed "},
     {"command", " duration command undo "},
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
@@ -358,6 +377,11 @@ static int set_value(void *base, const struct key *k, const char *value, char *w
     return -1;
 }
 
+void scenario_use_mount(struct scenario *sc, const char *dir)
+{
+    snprintf(sc->target.path, sizeof sc->target.path, "%s", dir);
+}
+
 void scenario_use_portals(struct scenario *sc, char urls[][FL_URL_MAX], unsigned n)
 {
     struct iscsi_cfg *c = &sc->target.iscsi;
@@ -471,8 +495,11 @@ static int check_whole(struct scenario *sc, const struct ini *ini, char *err, si
         return -1;
     }
     bool iscsi = strcmp(sc->target.kind, "iscsi") == 0;
-    if (!iscsi && !sc->target.path[0]) {
-        snprintf(err, n, "%s:%d: [target] needs 'path'", ini->file, target_line);
+    bool lab_mount = strcmp(sc->target.kind, "files") == 0 && sc->lab_choice == 2;
+    if (!iscsi && !sc->target.path[0] && !lab_mount) {
+        snprintf(err, n, "%s:%d: [target] needs 'path'%s", ini->file, target_line,
+                 strcmp(sc->target.kind, "files") == 0 ? " (or [scenario] lab = gluster for the "
+                 "embedded GlusterFS volume)" : "");
         return -1;
     }
     if (iscsi && sc->target.path[0]) {
@@ -785,19 +812,22 @@ static int bind(const struct ini *ini, struct scenario *sc, char *err, size_t n)
  * required keys are there, destructive faults are allowed. */
 static int check_faults(const struct scenario *sc, const char *file, char *err, size_t n)
 {
-    static const char *const lab_hosts[] = {"client", "ctrl-a", "ctrl-b"};
+    static const char *const lab_hosts[3][4] = {
+        {NULL}, {"client", "ctrl-a", "ctrl-b", NULL}, {"client", "gs1", "gs2", "gs3"}};
+    static const char *const lab_names[3] = {" (there is no lab)", " (client, ctrl-a, ctrl-b)",
+                                             " (client, gs1, gs2, gs3)"};
     for (unsigned i = 0; i < sc->nfaults; i++) {
         const struct fault_spec *f = &sc->faults[i];
         const char *action = fault_action_name(f->action_choice);
         bool known = strcmp(f->host, "local") == 0;
         for (unsigned h = 0; h < sc->nhosts && !known; h++)
             known = strcmp(sc->hosts[h].name, f->host) == 0;
-        for (int h = 0; h < 3 && !known && sc->lab_choice == 1; h++)
-            known = strcmp(lab_hosts[h], f->host) == 0;
+        for (int h = 0; h < 4 && !known && lab_hosts[sc->lab_choice][h]; h++)
+            known = strcmp(lab_hosts[sc->lab_choice][h], f->host) == 0;
         if (!known) {
             snprintf(err, n, "%s:%d: [fault %s] host '%s' is neither a lab host%s, local, nor a "
                      "[host NAME] of this scenario", file, f->line, f->name, f->host,
-                     sc->lab_choice == 1 ? " (client, ctrl-a, ctrl-b)" : " (there is no lab)");
+                     lab_names[sc->lab_choice]);
             return -1;
         }
         if (strcmp(action, "loss") == 0 && f->percent == 0) {

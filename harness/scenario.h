@@ -35,7 +35,7 @@ struct scenario {
     char file[PATH_MAX];
     char name[128];
     char description[256];
-    int lab_choice;           /* index into "none|iscsi" */
+    int lab_choice;           /* index into "none|iscsi|gluster" */
     bool allow_destructive;   /* corrupt faults may run */
     char allow_paths[1024];   /* more paths corrupt may write to */
     struct fault_spec faults[FL_MAX_FAULTS]; /* [fault NAME], in file order */
@@ -43,7 +43,9 @@ struct scenario {
     struct host_spec hosts[FL_MAX_HOSTS];    /* [host NAME] */
     unsigned nhosts;
     bool lab_write_cache;     /* [lab] write_cache */
-    uint64_t lab_size;        /* [lab] size of the shared LUN */
+    uint64_t lab_size;        /* [lab] size of the shared LUN or of each brick; 0: default */
+    uint64_t lab_ping_timeout_ns, lab_heal_timeout_ns; /* [lab] gluster volume options */
+    bool lab_bitrot;
     uint64_t duration_ns;
     uint64_t seed;
     bool seed_given;
@@ -65,6 +67,7 @@ struct scenario {
 
     /* recovery analysis and the watchdog */
     uint64_t bucket_ns, warmup_ns, hung_after_ns, grace_ns;
+    uint64_t heal_wait_ns; /* lab = gluster: how long to wait for the volume to heal */
     /* [expect] and the faults' expect_* keys, in file order */
     struct expect_rule expects[FL_MAX_EXPECTS];
     unsigned nexpects;
@@ -80,6 +83,9 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
 /* Fills [target] portals of an iscsi target from a lab's portal URLs
  * (scenario with lab = iscsi and no portals of its own). */
 void scenario_use_portals(struct scenario *sc, char urls[][FL_URL_MAX], unsigned n);
+
+/* Points a files target without path at a lab's mount (lab = gluster). */
+void scenario_use_mount(struct scenario *sc, const char *dir);
 
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);

@@ -368,6 +368,8 @@ unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, do
 void timeline_free(struct timeline *tl)
 {
     timeline_finish(tl);
+    for (unsigned i = 0; tl->faults && i < tl->n; i++)
+        free(tl->faults[i].files);
     free(tl->faults);
     free(tl->steps);
     free(tl->delays);

@@ -134,6 +134,25 @@ static bool run_value(const struct verdict_input *in, const struct run_verdict *
         *out = worst;
         return true;
     }
+    case M_HEAL: {
+        double worst = 0;
+        bool any = false;
+        for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
+            const struct recovery *r = &in->recovery[i];
+            if (!r->injected || !r->heal_measured)
+                continue;
+            any = true;
+            if (!r->healed) {
+                *why = "the volume did not heal within heal_wait after a fault";
+                return false;
+            }
+            if (r->heal_s > worst)
+                worst = r->heal_s;
+        }
+        *out = worst;
+        *why = "no heal was measured (only the gluster lab's volume is watched)";
+        return any;
+    }
     case M_MAX_LATENCY:
         *out = (double)in->io->lat_max_ns / 1e9;
         return true;
@@ -183,6 +202,12 @@ static bool fault_value(const struct verdict_input *in, int fault, int m, double
         *out = r->first_io_after_clear_s;
         *why = r->lasting ? "no I/O completed after the clear" : "the fault has no clear";
         return r->io_after_clear;
+    case F_HEAL:
+        *out = r->heal_s;
+        *why = !r->heal_measured ? "no heal was measured (only the gluster lab's volume is "
+                                   "watched)"
+                                 : "the volume did not heal within heal_wait";
+        return r->heal_measured && r->healed;
     case F_COUNT:
         break;
     }

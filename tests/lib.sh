@@ -89,4 +89,7 @@ lab_prefix() {
     P=$FAULTLINE_LAB_PREFIX
     at_exit lab_down_quietly
 }
-lab_down_quietly() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
+lab_down_quietly() {
+    "$FAULTLINE" lab down iscsi > /dev/null 2>&1
+    "$FAULTLINE" lab down gluster > /dev/null 2>&1
+}

@@ -17,6 +17,8 @@
  *
  * Flush: fsync of every file this worker wrote since its last flush, so
  * every write that completed before the flush is durable when it returns.
+ * Reads drop the pages they read from our page cache first
+ * (POSIX_FADV_DONTNEED), so that they ask the filesystem.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -241,6 +243,13 @@ static int64_t do_rw(struct files_priv *p, struct io *io)
     int fd = file_fd(p, i, &temp, io->err, sizeof io->err);
     if (fd < 0)
         return fd;
+    /* A read asks the filesystem, not our own page cache: on a network
+     * filesystem the cache would hide what the servers now hold. */
+    if (io->op == IO_READ) {
+        /* only whole pages are dropped: round out to them */
+        uint64_t from = off & ~(uint64_t)4095, to = (off + io->len + 4095) & ~(uint64_t)4095;
+        posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_DONTNEED);
+    }
     ssize_t r = io->op == IO_READ ? pread(fd, io->buf, io->len, (off_t)off)
                                   : pwrite(fd, io->buf, io->len, (off_t)off);
     int64_t res = r < 0 ? -errno : r;

@@ -1,6 +1,8 @@
 # Every shipped scenario, run as it is, must reach its verdict for the right
 # reason: the outage it stages really happened (the recovery numbers show
-# it), the expectations of the file held, and the integrity rules held.
+# it), the expectations of the file held, and the integrity rules held —
+# except the gluster-bitrot ones, which must fail, and only on corrupt
+# blocks served by the volume.
 # The file-based ones (smoke, demo) write to their own paths in /tmp; what
 # they create is removed afterwards.
 . "$(dirname "$0")/../lib.sh"
@@ -25,6 +27,14 @@ why() {
     iscsi-partition) echo '([.faults[0].path_events[] | select(.event == "switch")] | length >= 1) and .faults[0].stall_s >= 2' ;;
     iscsi-bandwidth) echo '.faults[0].impact_s != null and .faults[0].recovery_s >= 4' ;;
     iscsi-disk-corruption) echo '.corruption.detected_corrupt == 4 and .counts.corrupt >= 4' ;;
+    gluster-brick-kill) echo '.faults[0].heal_s != null and .metadata.ops.create > 0' ;;
+    gluster-glusterd-kill) echo '.faults[0].cleared_at - .faults[0].injected_at >= 2.5' ;;
+    gluster-server-link) echo '.faults[0].stall_s >= 3 and .faults[0].heal_s != null' ;;
+    gluster-server-partition) echo '.faults[0].stall_s >= 3 and .faults[0].heal_s != null' ;;
+    gluster-switch-restart) echo '.faults[0].stall_s >= 2' ;;
+    # must fail: corrupt blocks served, each named with its file
+    gluster-bitrot | gluster-bitrot-detect)
+        echo '.counts.corrupt > 0 and ([.findings[] | select(.class == "corrupt") | .path | test("/faultline-gluster-bitrot[^/]*/s[0-9]+/[0-9]+/f-[0-9]+$")] | all) and ([.expectations[] | select(.pass | not) | .metric] == ["corrupt"])' ;;
     *) echo 'true' ;;
     esac
 }
@@ -43,14 +53,18 @@ for f in "$DIR"/*.scn; do
     set -e
     R=$WORK/$name/report.json
     [ -f "$R" ] || { cat "$WORK/$name.out" >&2; fail "$name: no report.json"; }
-    [ "$code" = 0 ] || { cat "$WORK/$name.out" >&2; fail "$name: exit $code, expected a pass"; }
-    json "$R" .verdict '"pass"'
-    json "$R" '[.expectations[] | select(.pass | not)] | length' 0
+    case $name in
+    gluster-bitrot*) want=1 verdict=fail ;; # a replica serves its rotten copy
+    *) want=0 verdict=pass ;;
+    esac
+    [ "$code" = $want ] || { cat "$WORK/$name.out" >&2; fail "$name: exit $code, expected $want"; }
+    json "$R" .verdict "\"$verdict\""
+    [ $verdict = fail ] || json "$R" '[.expectations[] | select(.pass | not)] | length' 0
     json "$R" "$(why "$name")" true
     xmllint --noout "$WORK/$name/junit.xml" || fail "$name: junit.xml is not well-formed"
     json "$R" '.expectations | length' \
         "$(xmllint --xpath 'count(//testcase[contains(@classname,".expect")])' "$WORK/$name/junit.xml")"
     grep -q "<svg" "$WORK/$name/report.html" || fail "$name: report.html has no plot"
-    echo "  $name: pass in $(($(date +%s) - start)) s; $(jq -r '[.faults[] | "\(.name): stall \(.stall_s) s, recovery \(.recovery_s) s"] | join("; ")' "$R")"
+    echo "  $name: $verdict in $(($(date +%s) - start)) s; $(jq -r '[.faults[] | "\(.name): stall \(.stall_s) s, recovery \(.recovery_s) s"] | join("; ")' "$R")"
 done
 pass

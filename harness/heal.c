@@ -1,0 +1,106 @@
+/* heal — see heal.h. */
+#include "heal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../workloads/clock.h"
+
+#define HEAL_POLL_MS 500
+
+static void add(struct heal_watch *w, long pending)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 256;
+        struct heal_sample *s = realloc(w->s, cap * sizeof *s);
+        if (!s) {
+            pthread_mutex_unlock(&w->mu);
+            return;
+        }
+        w->s = s;
+        w->cap = cap;
+    }
+    w->s[w->n++] = (struct heal_sample){.t_ns = mono_ns(), .pending = pending};
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void *watch(void *arg)
+{
+    struct heal_watch *w = arg;
+    while (!atomic_load(&w->stop)) {
+        char err[512];
+        long pending = lab_gluster_heal_pending(&w->lab, err, sizeof err);
+        if (pending < 0) {
+            pthread_mutex_lock(&w->mu);
+            snprintf(w->err, sizeof w->err, "%s", err);
+            pthread_mutex_unlock(&w->mu);
+        }
+        add(w, pending);
+        if (atomic_load(&w->finishing) &&
+            (pending == 0 || mono_ns() >= atomic_load(&w->deadline)))
+            break;
+        struct timespec ts = {0, HEAL_POLL_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->lab = *lab;
+    pthread_mutex_init(&w->mu, NULL);
+    int rc = pthread_create(&w->thread, NULL, watch, w);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start the heal watch: %s", strerror(rc));
+        return -1;
+    }
+    w->started = true;
+    return 0;
+}
+
+void heal_watch_finish(struct heal_watch *w, uint64_t wait_ns)
+{
+    if (!w->started)
+        return;
+    atomic_store(&w->deadline, mono_ns() + wait_ns);
+    atomic_store(&w->finishing, true);
+    pthread_join(w->thread, NULL);
+    w->started = false;
+}
+
+bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, double *heal_s)
+{
+    bool found = false;
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < w->n && !found; i++)
+        if (w->s[i].t_ns >= clear_ns && w->s[i].pending == 0) {
+            *heal_s = (double)(w->s[i].t_ns - clear_ns) / 1e9;
+            found = true;
+        }
+    pthread_mutex_unlock(&w->mu);
+    return found;
+}
+
+bool heal_watch_healed(struct heal_watch *w)
+{
+    pthread_mutex_lock(&w->mu);
+    bool healed = w->n && w->s[w->n - 1].pending == 0;
+    pthread_mutex_unlock(&w->mu);
+    return healed;
+}
+
+void heal_watch_free(struct heal_watch *w)
+{
+    if (w->started) {
+        atomic_store(&w->stop, true);
+        pthread_join(w->thread, NULL);
+        w->started = false;
+    }
+    free(w->s);
+    w->s = NULL;
+    pthread_mutex_destroy(&w->mu);
+}

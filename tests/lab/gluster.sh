@@ -1,0 +1,132 @@
+# The GlusterFS lab end to end: up (twice), looked at from outside (each
+# server's own hostname and private mounts, the brick visible only inside
+# its server, the FUSE mount here, the volume's options), a files workload
+# with metadata streams while the brick of gs1 is killed and started again
+# (verdict pass, the heal measured, the brick back online), then a run
+# SIGKILLed with its lab up and `lab down` — and nothing left behind: no
+# namespace, link, process, mount, loop device, state file or directory.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP $TEST: namespaces, mounts and glusterd need root" >&2
+    exit 0
+fi
+lab_prefix
+LABDIR=/var/tmp/faultline-labs/$P-gluster
+
+nothing_left() {
+    ! ip netns list | grep -q "^$P-" || fail "namespaces left: $(ip netns list | grep "^$P-")"
+    ! ip -br link | grep -q "^$P-" || fail "links left: $(ip -br link | grep "^$P-")"
+    for pid in $PIDS; do
+        st=$(ps -o stat= -p "$pid" 2>/dev/null || true)
+        case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
+    done
+    ! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"
+    ! losetup -a | grep -q "$LABDIR" || fail "loop devices left: $(losetup -a | grep "$LABDIR")"
+    [ ! -e "/run/faultline/labs/$P-gluster.state" ] || fail "state file left"
+    [ ! -e "$LABDIR" ] || fail "lab directory left"
+}
+# every process of the lab's servers, by network namespace
+lab_pids() {
+    for i in 1 2 3; do ip netns pids "$P-gluster-gs$i" 2>/dev/null || true; done
+    jq -r '.hosts[0].process.pid' "$WORK/status.json"
+}
+gluster() { nsenter -t "$GS1" -n -m gluster --mode=script "$@"; }
+
+start=$(date +%s)
+expect_code 0 "$FAULTLINE" lab up gluster
+contains "$WORK/out" "lab is up"
+echo "  lab up in $(($(date +%s) - start)) s"
+expect_code 0 "$FAULTLINE" lab up gluster
+contains "$WORK/out" "lab was up already"
+expect_code 0 "$FAULTLINE" lab status gluster --json
+cp "$WORK/out" "$WORK/status.json"
+S=$WORK/status.json
+json "$S" '[.hosts[] | .name]' '["client","gs1","gs2","gs3"]'
+json "$S" '[.hosts[1:][] | .netns | test("-gs[123]$")] | all' true
+json "$S" '[.hosts[] | .process.state] | unique' '["running"]'
+json "$S" '.volume.bricks | length' 3
+MNT=$(jq -r .volume.mount "$S")
+VOL=$(jq -r .volume.name "$S")
+GS1=$(jq -r '.hosts[1].process.pid' "$S")
+# each server is a host of its own: hostname, and a brick only it sees
+for i in 1 2 3; do
+    pid=$(jq -r ".hosts[$i].process.pid" "$S")
+    [ "$(nsenter -t "$pid" -u hostname)" = "gs$i" ] || fail "gs$i has hostname $(nsenter -t "$pid" -u hostname)"
+    nsenter -t "$pid" -m grep -q " $LABDIR/gs$i/brick xfs " /proc/mounts || fail "no xfs brick inside gs$i"
+    nsenter -t "$pid" -m test -S /run/glusterd.socket || fail "gs$i has no private glusterd socket"
+done
+! grep -q " $LABDIR/gs1/brick " /proc/mounts || fail "the brick of gs1 is visible outside its server"
+grep -q " $MNT fuse.glusterfs " /proc/mounts || fail "the volume is not FUSE-mounted at $MNT"
+gluster volume info "$VOL" > "$WORK/info"
+contains "$WORK/info" "Number of Bricks: 1 x 3 = 3"
+contains "$WORK/info" "network.ping-timeout: 10"
+contains "$WORK/info" "cluster.heal-timeout: 5"
+echo hello > "$MNT/probe" && [ "$(cat "$MNT/probe")" = hello ] || fail "the volume does not store a file"
+for i in 1 2 3; do
+    pid=$(jq -r ".hosts[$i].process.pid" "$S")
+    [ "$(nsenter -t "$pid" -m cat "$LABDIR/gs$i/brick/data/probe")" = hello ] || fail "gs$i has no replica of probe"
+done
+rm "$MNT/probe"
+
+# --- a brick killed under a files workload ---
+cat > "$WORK/brick.scn" <<EOS
+[scenario]
+name = lab-brick
+duration = 9s
+lab = gluster
+heal_wait = 90s
+[target]
+kind = files
+size = 2MiB
+[workload]
+class = large
+procs = 4
+flush = 16
+metadata = 1
+[fault brick]
+action = kill
+host = gs1
+process = brick
+at = 2s
+restart_after = 3s
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/brick.scn" --out "$WORK/run" -q
+R=$WORK/run/report.json
+json "$R" .verdict '"pass"'
+json "$R" '.faults[0].heal_s != null and .faults[0].heal_s >= 0' true
+json "$R" '.faults[0].cleared_at - .faults[0].injected_at > 2.5' true
+json "$R" '.faults[0].detail | test("glusterfsd|brick")' true
+json "$R" '.metadata.ops.create > 0' true
+json "$R" '[.expectations[] | select(.metric | test("files|sizes")) | .pass] | all' true
+grep -qF '"event":"heal"' "$WORK/run/events.jsonl" || fail "no heal event"
+echo "  brick kill: stall $(jq .faults[0].stall_s "$R") s, healed $(jq .faults[0].heal_s "$R") s after the brick came back"
+gluster volume status "$VOL" detail > "$WORK/vstatus"
+[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online"; }
+# the lab was up before the run: it stays
+expect_code 0 "$FAULTLINE" lab status gluster
+
+# --- lab down, with everything the servers started ---
+PIDS=$(lab_pids)
+expect_code 0 "$FAULTLINE" lab down gluster
+contains "$WORK/out" "is down"
+nothing_left
+expect_code 0 "$FAULTLINE" lab down gluster # twice is harmless
+
+# --- a run killed with its own lab up: lab down still removes all of it ---
+sed 's/^duration = 9s/duration = 60s/' "$WORK/brick.scn" > "$WORK/long.scn"
+"$FAULTLINE" run "$WORK/long.scn" --out "$WORK/killed" -q > "$WORK/killed.out" 2>&1 &
+run=$!
+i=0
+until grep -qF '"event":"fault-inject"' "$WORK/killed/events.jsonl" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "the long run did not reach its fault within 60 s"
+    sleep 0.1
+done
+"$FAULTLINE" lab status gluster --json > "$WORK/status.json"
+PIDS=$(lab_pids)
+kill -9 $run
+wait $run 2>/dev/null || true
+expect_code 0 "$FAULTLINE" lab down gluster
+nothing_left
+pass
