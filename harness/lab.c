@@ -273,7 +273,7 @@ int lab_load(const char *kind, const char *prefix, struct lab *lab, char *err, s
  * glusterd, its bricks, its self-heal daemon), by PID and start time. */
 static int kill_netns_procs(const char *netns, char *err, size_t errlen)
 {
-    char path[128];
+    char path[PATH_MAX + 16];
     struct stat ns;
     snprintf(path, sizeof path, "/run/netns/%s", netns);
     if (stat(path, &ns) != 0)
@@ -319,13 +319,13 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 static int remove_tree(const char *dir, char *err, size_t errlen)
 {
     if (strncmp(dir, LAB_DATA_DIR "/", strlen(LAB_DATA_DIR) + 1) != 0 || strstr(dir, "..")) {
-        snprintf(err, errlen, "refusing to remove %s: not a lab directory", dir);
+        snprintf(err, errlen, "refusing to remove %.900s: not a lab directory", dir);
         return -1;
     }
     if (access(dir, F_OK) != 0)
         return 0;
     if (nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
-        snprintf(err, errlen, "cannot remove %s: %s", dir, strerror(errno));
+        snprintf(err, errlen, "cannot remove %.900s: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
