@@ -77,6 +77,16 @@ static void state_path(const char *kind, const char *prefix, char *out, size_t n
     snprintf(out, n, "%s/%s-%s.state", LAB_STATE_DIR, prefix, kind);
 }
 
+void lab_layout_client(struct lab *lab, const char *ifname)
+{
+    struct lab_host *c = &lab->hosts[0];
+    snprintf(c->name, sizeof c->name, "client");
+    c->netns[0] = '\0';
+    snprintf(c->ifname, sizeof c->ifname, "%s-%s", lab->prefix, ifname);
+    snprintf(c->port, sizeof c->port, "%.12s-c", lab->bridge); /* P-xsw: at most 12 */
+    snprintf(c->addr, sizeof c->addr, "198.18.%u.1", lab->subnet);
+}
+
 /* Everything but the chosen subnet and control ports follows from the prefix. */
 static void layout(struct lab *lab)
 {
@@ -87,12 +97,7 @@ static void layout(struct lab *lab)
     const char *P = lab->prefix;
     snprintf(lab->bridge, sizeof lab->bridge, "%s-isw", P);
     lab->nhosts = 3;
-    struct lab_host *c = &lab->hosts[0];
-    snprintf(c->name, sizeof c->name, "client");
-    c->netns[0] = '\0';
-    snprintf(c->ifname, sizeof c->ifname, "%s-icli", P);
-    snprintf(c->port, sizeof c->port, "%s-isw-c", P);
-    snprintf(c->addr, sizeof c->addr, "198.18.%u.1", lab->subnet);
+    lab_layout_client(lab, "icli");
     const char *ctrl[] = {"a", "b"};
     for (int i = 0; i < 2; i++) {
         struct lab_host *h = &lab->hosts[1 + i];
@@ -565,20 +570,8 @@ int lab_restart_service(const char *kind, const char *prefix, const char *host, 
         snprintf(err, errlen, "lab host %s has no service to start", host);
         return -1;
     }
-    if (gluster) {
-        char path[PATH_MAX];
-        state_path(kind, prefix, path, sizeof path);
-        int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (fd < 0) {
-            snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-            return -1;
-        }
-        int rc = lab_gluster_restart(&lab, h, fd, err, errlen);
-        close(fd);
-        return rc;
-    }
     enum proc_state st = proc_state(h->pid, h->start);
-    if (st == PROC_RUNNING || st == PROC_STOPPED) {
+    if (!gluster && (st == PROC_RUNNING || st == PROC_STOPPED)) {
         snprintf(err, errlen, "tgtd of %s (pid %d) is still %s", host, (int)h->pid,
                  proc_state_name(st));
         return -1;
@@ -591,8 +584,10 @@ int lab_restart_service(const char *kind, const char *prefix, const char *host, 
         return -1;
     }
     /* The new PID goes after the old one: the newest record of a host wins,
-     * and `lab down` kills every recorded one. */
-    int rc = run_tgtd(&lab, h, fd, err, errlen);
+     * and `lab down` kills every recorded one.  A gluster server also gets
+     * back the bricks and daemons glusterd starts. */
+    int rc = gluster ? lab_gluster_restart(&lab, h, fd, err, errlen)
+                     : run_tgtd(&lab, h, fd, err, errlen);
     close(fd);
     return rc;
 }

@@ -151,6 +151,8 @@ int lab_gluster_brick(const struct lab *lab, const char *host, char *brick, size
 /* Appends a record to the state file and syncs it, before the thing it
  * names is made.  0, or -1 with errno. */
 int lab_rec(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* hosts[0], the client in our namespace: P-IFNAME, port BRIDGE-c, .1 */
+void lab_layout_client(struct lab *lab, const char *ifname);
 void lab_gluster_layout(struct lab *lab);
 int lab_gluster_start(struct lab *lab, int fd, char *err, size_t errlen);
 int lab_gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen);

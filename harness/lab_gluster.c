@@ -47,13 +47,8 @@ void lab_gluster_layout(struct lab *lab)
     snprintf(lab->volume, sizeof lab->volume, "%s-vol", P);
     snprintf(lab->mount, sizeof lab->mount, "%s/mnt", lab->dir);
     lab->nhosts = 4;
-    struct lab_host *c = &lab->hosts[0];
-    snprintf(c->name, sizeof c->name, "client");
-    c->netns[0] = '\0';
-    snprintf(c->ifname, sizeof c->ifname, "%s-gcli", P);
-    snprintf(c->port, sizeof c->port, "%s-gsw-c", P);
-    snprintf(c->addr, sizeof c->addr, "198.18.%u.1", lab->subnet);
-    snprintf(c->log, sizeof c->log, "%s/client.log", lab->dir);
+    lab_layout_client(lab, "gcli");
+    snprintf(lab->hosts[0].log, sizeof lab->hosts[0].log, "%s/client.log", lab->dir);
     for (int i = 1; i <= 3; i++) {
         struct lab_host *h = &lab->hosts[i];
         snprintf(h->name, sizeof h->name, "gs%d", i);

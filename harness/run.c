@@ -504,6 +504,8 @@ int cmd_check(const char *file)
     const char *where = sc.target.path;
     if (strcmp(sc.target.kind, "iscsi") == 0)
         where = sc.target.iscsi.nportals ? sc.target.iscsi.portals[0] : "the lab's LUN";
+    else if (!where[0])
+        where = "the lab's volume";
     printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s, "
            "%u expectation%s\n", file, sc.name, sc.target.kind, where, size, bs,
            sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,

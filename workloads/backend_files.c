@@ -18,7 +18,8 @@
  * Flush: fsync of every file this worker wrote since its last flush, so
  * every write that completed before the flush is durable when it returns.
  * Reads drop the pages they read from our page cache first
- * (POSIX_FADV_DONTNEED), so that they ask the filesystem.
+ * (POSIX_FADV_DONTNEED), so that they ask the filesystem; not on tmpfs,
+ * where the page cache is the storage.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +53,8 @@ static struct shared_tree *shared;
 struct files_priv {
     struct shared_tree *st;
     bool durable;              /* O_DSYNC */
+    bool drop_cache;           /* reads drop their pages first (not on tmpfs: the
+                                  pages are the storage there) */
     uint32_t *dirty;           /* files written since the last flush */
     size_t ndirty, dirty_cap;
     uint8_t *is_dirty;         /* bitmap over files */
@@ -245,7 +250,7 @@ static int64_t do_rw(struct files_priv *p, struct io *io)
         return fd;
     /* A read asks the filesystem, not our own page cache: on a network
      * filesystem the cache would hide what the servers now hold. */
-    if (io->op == IO_READ) {
+    if (io->op == IO_READ && p->drop_cache) {
         /* only whole pages are dropped: round out to them */
         uint64_t from = off & ~(uint64_t)4095, to = (off + io->len + 4095) & ~(uint64_t)4095;
         posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_DONTNEED);
@@ -319,6 +324,8 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
         return -1;
     }
     p->durable = t->sync;
+    struct statfs fs;
+    p->drop_cache = !(statfs(t->path, &fs) == 0 && fs.f_type == TMPFS_MAGIC);
     p->cap = depth + 8;
     p->done = calloc(p->cap, sizeof *p->done);
     p->st = p->done ? attach(t, !be->again && !be->existing, err, n) : NULL;
