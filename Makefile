@@ -87,6 +87,8 @@ unit: $(addprefix build/tests/,$(TESTS)) faultline
 # inside libiscsi (tests/lsan.supp) matches by function name.
 check-asan: export ASAN_OPTIONS = fast_unwind_on_malloc=0
 check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
+# tests that check timing expectations allow for the sanitizers' slowness
+check-asan: export FL_SANITIZED = 1
 check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline
 	$(call run_tests,build/asan)
 
