@@ -594,13 +594,6 @@ int lab_restart_service(const char *kind, const char *prefix, const char *host, 
 
 static int build(struct lab *lab, int fd, char *err, size_t errlen)
 {
-#define REC(...)                                                                               \
-    do {                                                                                       \
-        if (lab_rec(fd, __VA_ARGS__) != 0) {                                                       \
-            snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));          \
-            return -1;                                                                         \
-        }                                                                                      \
-    } while (0)
     bool gluster = strcmp(lab->kind, "gluster") == 0;
     REC("%s %s", gluster ? "tree" : "dir", lab->dir);
     if (mkdir_p(lab->dir, err, errlen) != 0)
@@ -682,7 +675,6 @@ out:
             return -1;
     REC("ready");
     return 0;
-#undef REC
 }
 
 /* Is everything the state names still there and running? */

@@ -151,6 +151,16 @@ int lab_gluster_brick(const struct lab *lab, const char *host, char *brick, size
 /* Appends a record to the state file and syncs it, before the thing it
  * names is made.  0, or -1 with errno. */
 int lab_rec(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* lab_rec() inside a function with fd, err and errlen: returns -1 with err
+ * filled when the record cannot be written. */
+#define REC(...)                                                                               \
+    do {                                                                                       \
+        if (lab_rec(fd, __VA_ARGS__) != 0) {                                                   \
+            snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));          \
+            return -1;                                                                         \
+        }                                                                                      \
+    } while (0)
 /* hosts[0], the client in our namespace: P-IFNAME, port BRIDGE-c, .1 */
 void lab_layout_client(struct lab *lab, const char *ifname);
 void lab_gluster_layout(struct lab *lab);

@@ -110,7 +110,7 @@ static int server_setup(void *ctx)
     return 0;
 }
 
-static int make_server_files(const struct lab *lab, const struct lab_host *h, int fd, char *err,
+static int make_server_files(const struct lab *lab, const struct lab_host *h, char *err,
                              size_t errlen)
 {
     char path[256], out[1024];
@@ -129,7 +129,6 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, in
         return -1;
     }
     close(f);
-    (void)fd;
     /* 512-byte inodes: room for gluster's extended attributes inline */
     char *mkfs[] = {"mkfs.xfs", "-q", "-f", "-i", "size=512", path, NULL};
     if (proc_run(mkfs, out, sizeof out, 60000) != 0) {
@@ -311,17 +310,10 @@ static pid_t client_pid(const struct lab *lab, uint64_t *start)
 
 int lab_gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
-#define REC(...)                                                                               \
-    do {                                                                                       \
-        if (lab_rec(fd, __VA_ARGS__) != 0) {                                                   \
-            snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));          \
-            return -1;                                                                         \
-        }                                                                                      \
-    } while (0)
     for (unsigned i = 1; i < lab->nhosts; i++) {
         struct lab_host *h = &lab->hosts[i];
         REC("nsprocs %s", h->netns);
-        if (make_server_files(lab, h, fd, err, errlen) != 0 || run_glusterd(h, fd, err, errlen) != 0)
+        if (make_server_files(lab, h, err, errlen) != 0 || run_glusterd(h, fd, err, errlen) != 0)
             return -1;
     }
     for (unsigned i = 1; i < lab->nhosts; i++) {
@@ -391,7 +383,6 @@ int lab_gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
     }
     REC("pid client %d %llu", (int)c->pid, (unsigned long long)c->start);
     return 0;
-#undef REC
 }
 
 int lab_gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen)
