@@ -106,6 +106,15 @@ void findings_keep(struct findings *f, const struct finding *x)
     f->n++;
 }
 
+void findings_merge(struct findings *to, const struct findings *from)
+{
+    for (int k = 0; k < CLS_COUNT; k++)
+        to->counts[k] += from->counts[k];
+    to->unlisted += from->unlisted;
+    for (size_t k = 0; k < from->n; k++)
+        findings_keep(to, &from->list[k]);
+}
+
 uint64_t findings_bad(const struct findings *f)
 {
     uint64_t n = 0;

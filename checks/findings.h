@@ -64,6 +64,9 @@ void findings_add(struct findings *f, const struct finding *x);
 /* Keeps a finding that is counted already (merging worker lists). */
 void findings_keep(struct findings *f, const struct finding *x);
 
+/* Adds another list's counts and keeps its findings (workers, streams). */
+void findings_merge(struct findings *to, const struct findings *from);
+
 /* Number of findings (everything but ok and unwritten). */
 uint64_t findings_bad(const struct findings *f);
 

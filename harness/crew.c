@@ -636,11 +636,7 @@ static void merge(struct crew *c)
         resolve_written_at(w);
         add_stats(&c->prefilled, &w->eng.prefilled);
         add_stats(&c->sweep, &w->sweep);
-        for (int k = 0; k < CLS_COUNT; k++)
-            c->findings.counts[k] += w->findings.counts[k];
-        c->findings.unlisted += w->findings.unlisted;
-        for (size_t k = 0; k < w->findings.n; k++)
-            findings_keep(&c->findings, &w->findings.list[k]);
+        findings_merge(&c->findings, &w->findings);
         c->bytes_at_rest += w->map_ready ? statemap_bytes_at_rest(&w->map) : 0;
         c->bytes_peak += w->map_ready ? statemap_bytes_total(&w->map) : 0;
         c->pending_peak += w->map.peak;
@@ -701,11 +697,7 @@ static void check_names(struct crew *c, const char *phase)
             snprintf(c->names_err, sizeof c->names_err, "metadata stream %u: %s", i, m->err);
             c->error = c->names_err;
         }
-        for (int k = 0; k < CLS_COUNT; k++)
-            c->findings.counts[k] += m->findings.counts[k];
-        for (size_t k = 0; k < m->findings.n; k++)
-            findings_keep(&c->findings, &m->findings.list[k]);
-        c->findings.unlisted += m->findings.unlisted;
+        findings_merge(&c->findings, &m->findings);
     }
 }
 
