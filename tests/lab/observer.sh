@@ -4,6 +4,12 @@
 # switch port is down.  faultline's stall_s and first_io_after_clear_s must
 # agree with the wire within one bucket plus 100 ms.  One path only (ctrl-a),
 # so the I/O has to wait for that controller and no failover hides the gap.
+# The wire can only stand for the I/O while that one connection lives: if
+# faultline gave the path up (3 NOP-Outs unanswered, the default, is 3 s and
+# TCP's backoff can stretch a 2.5 s outage past that) the answers that arrive
+# later on the old connection are ones faultline no longer waits for.  So the
+# scenario gives the path 10 missed NOP-Outs, and the test checks that it
+# really was never lost.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -28,6 +34,7 @@ bucket = ${BUCKET_MS}ms
 [target]
 kind = iscsi
 portals = $PORTAL          # ctrl-a alone
+nop_missed = 10
 [workload]
 depth = 8
 [fault a-port]
@@ -51,6 +58,8 @@ expect_code 0 "$FAULTLINE" run "$WORK/observed.scn" --out "$WORK/run" -q
 sleep 0.5
 stop_dump
 R=$WORK/run/report.json
+! grep -qF '"event":"loss"' "$WORK/run/events.jsonl" ||
+    fail "the path was lost and reconnected, the wire no longer stands for the I/O: $(grep -F '"event":"loss"' "$WORK/run/events.jsonl")"
 T0=$(jq .t0_wall "$R")
 INJ=$(jq '.faults[0].injected_at' "$R")
 CLR=$(jq '.faults[0].cleared_at' "$R")
