@@ -8,8 +8,9 @@
 # faultline gave the path up (3 NOP-Outs unanswered, the default, is 3 s and
 # TCP's backoff can stretch a 2.5 s outage past that) the answers that arrive
 # later on the old connection are ones faultline no longer waits for.  So the
-# scenario gives the path 10 missed NOP-Outs, and the test checks that it
-# really was never lost.
+# scenario gives the path 10 missed NOP-Outs and 15 s for a command or for
+# unacknowledged data (a grown retransmission timeout can make TCP's silence
+# last 4.5 s), and the test checks that the path really was never lost.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -35,6 +36,8 @@ bucket = ${BUCKET_MS}ms
 kind = iscsi
 portals = $PORTAL          # ctrl-a alone
 nop_missed = 10
+command_timeout = 15s
+tcp_user_timeout = 15s
 [workload]
 depth = 8
 [fault a-port]
