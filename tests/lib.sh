@@ -89,7 +89,57 @@ lab_prefix() {
     P=$FAULTLINE_LAB_PREFIX
     at_exit lab_down_quietly
 }
+# iscsi_lab_up: the iSCSI lab of a per-run prefix up (skipping the test
+# without root), its `lab status --json` in $WORK/lab.json.
+iscsi_lab_up() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "SKIP $TEST: namespaces and tgtd need root" >&2
+        exit 0
+    fi
+    lab_prefix
+    expect_code 0 "$FAULTLINE" lab up iscsi
+    expect_code 0 "$FAULTLINE" lab status iscsi --json
+    cp "$WORK/out" "$WORK/lab.json"
+}
+# lab_host HOST FIELD: a field of a host of the lab in $WORK/lab.json.
+lab_host() { jq -r --arg h "$1" ".hosts[] | select(.name == \$h) | .$2" "$WORK/lab.json"; }
 lab_down_quietly() {
     "$FAULTLINE" lab down iscsi > /dev/null 2>&1
     "$FAULTLINE" lab down gluster > /dev/null 2>&1
+}
+
+# A witness on the wire for the lab tests.  WIRE_PAYLOAD is the BPF test for
+# TCP segments that carry payload (iSCSI PDUs, not bare ACKs).
+WIRE_PAYLOAD='(((ip[2:2] - ((ip[0]&0xf)<<2)) - ((tcp[12]&0xf0)>>2)) != 0)'
+# wire_start NETNS INTERFACE FILTER: tcpdump of what INTERFACE receives
+# (inside namespace NETNS; "" for the root one) into $WORK/wire.txt, with
+# times in Unix seconds and absolute sequence numbers; stopped on exit at
+# the latest.
+wire_start() {
+    command -v tcpdump > /dev/null || fail "tcpdump is missing (make deps installs it)"
+    if [ -n "$1" ]; then
+        ip netns exec "$1" tcpdump -i "$2" -n -tt -S -l -Q in --immediate-mode -B 65536 -s 96 "$3" \
+            > "$WORK/wire.txt" 2> "$WORK/tcpdump.err" &
+    else
+        tcpdump -i "$2" -n -tt -S -l -Q in --immediate-mode -B 65536 -s 96 "$3" \
+            > "$WORK/wire.txt" 2> "$WORK/tcpdump.err" &
+    fi
+    WIRE_PID=$!
+    at_exit wire_stop
+    i=0
+    until grep -q "listening on" "$WORK/tcpdump.err" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+wire_stop() {
+    [ -n "${WIRE_PID:-}" ] || return 0
+    kill "$WIRE_PID" 2> /dev/null || true
+    wait "$WIRE_PID" 2> /dev/null || true
+    WIRE_PID=""
+}
+# wire_check MIN: after wire_stop, the witness saw more than MIN segments
+# and dropped none (a segment it missed would look like a gap on the wire).
+wire_check() {
+    [ "$(wc -l < "$WORK/wire.txt")" -gt "$1" ] ||
+        fail "tcpdump saw almost nothing: $(cat "$WORK/tcpdump.err")"
+    grep -q "^0 packets dropped by kernel" "$WORK/tcpdump.err" ||
+        fail "tcpdump dropped packets, the witness is blind: $(cat "$WORK/tcpdump.err")"
 }

@@ -17,7 +17,11 @@
  *
  * A write that had to be reissued is reported `doubtful`: the first attempt
  * may or may not have reached the media, so the engine allows either
- * generation for its block until a later write settles it.
+ * generation for its block until a later write settles it.  That holds
+ * only if the first attempt cannot arrive after the reissue: a path given
+ * up has its connection reset, not closed, so the kernel drops the PDUs it
+ * still held for it.  (What the controller had already received is its
+ * own business: a frozen controller that wakes up must be fenced.)
  *
  * libiscsi 1.19 hazards handled here: no sync call is ever made (a sync call
  * without timeout blocks through TCP backoff); automatic reconnect is off
@@ -38,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -402,9 +407,27 @@ static void connect_path(struct iscsi_priv *p, struct path *path)
         path_fail(path, "cannot start connecting: %s", iscsi_get_error(c));
 }
 
+/* Makes closing the path's socket reset the connection and drop what the
+ * kernel still holds for it.  A plain close() lets the kernel go on
+ * retransmitting the queued PDUs: once the link is back, WRITEs reissued
+ * on another path long ago would land on this controller after newer data
+ * (seen as lost writes after a port flap).  Zero linger discards the send
+ * queue and sends RST instead. */
+static void abort_on_close(struct iscsi_priv *p, struct path *path)
+{
+    int fd = iscsi_get_fd(path->ctx);
+    if (fd < 0)
+        return;
+    struct linger abort_now = {.l_onoff = 1, .l_linger = 0};
+    if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_now, sizeof abort_now) != 0)
+        event(p, "note", path, "cannot make the connection reset on close (SO_LINGER): %s; "
+              "its queued commands may still reach the controller", strerror(errno));
+}
+
 /* Tears down a failed path: cancel what is left on it (it goes to the
- * waiting list through data_cb), destroy the context, pick a new active
- * path. */
+ * waiting list through data_cb and is reissued only after this), reset the
+ * connection so nothing of it arrives later, destroy the context, pick a
+ * new active path. */
 static void teardown(struct iscsi_priv *p, struct path *path)
 {
     uint64_t now = mono_ns();
@@ -414,6 +437,7 @@ static void teardown(struct iscsi_priv *p, struct path *path)
         path->last_fail_event = now;
     }
     if (path->ctx) {
+        abort_on_close(p, path);
         iscsi_scsi_cancel_all_tasks(path->ctx);
         iscsi_destroy_context(path->ctx);
         path->ctx = NULL;

@@ -5,14 +5,7 @@
 # port-down and a partition, and `faultline cleanup` restores everything.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: namespaces and tgtd need root" >&2
-    exit 0
-fi
-lab_prefix
-expect_code 0 "$FAULTLINE" lab up iscsi
-expect_code 0 "$FAULTLINE" lab status iscsi --json
-cp "$WORK/out" "$WORK/lab.json"
+iscsi_lab_up
 NS_A=$P-iscsi-ctrl-a
 NS_B=$P-iscsi-ctrl-b
 is_up() { [ $(($(cat "/sys/class/net/$1/flags") & 1)) = 1 ]; }
@@ -176,7 +169,7 @@ json "$R" '[.faults[] | select(.action | test("port|link|switch")) | .injected_a
     || fail "undo records left open"
 
 # --- processes and commands ---
-PID_B=$(jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid' "$WORK/lab.json")
+PID_B=$(lab_host ctrl-b process.pid)
 cat > "$WORK/proc.scn" <<EOS
 [scenario]
 name = proc-faults
@@ -226,7 +219,7 @@ NEW_B=$("$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name ==
 "$FAULTLINE" lab status iscsi --json | jq -e '.hosts[] | select(.name == "ctrl-b") | .process.state == "running"' > /dev/null \
     || fail "kill: the new tgtd of ctrl-b is not running"
 wait_event "$E" fault-inject a-cmd
-grep -q "$(jq -r '.hosts[] | select(.name == "ctrl-a") | .address' "$WORK/lab.json")" "$WORK/cmd-mark" \
+grep -q "$(lab_host ctrl-a address)" "$WORK/cmd-mark" \
     || fail "command: it did not run in ctrl-a's namespace"
 wait_event "$E" fault-clear a-cmd
 [ ! -e "$WORK/cmd-mark" ] || fail "command: its undo did not run"

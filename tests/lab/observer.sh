@@ -13,17 +13,10 @@
 # last 4.5 s), and the test checks that the path really was never lost.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: namespaces and tgtd need root" >&2
-    exit 0
-fi
-command -v tcpdump > /dev/null || fail "tcpdump is missing (make deps installs it)"
-lab_prefix
-expect_code 0 "$FAULTLINE" lab up iscsi
-expect_code 0 "$FAULTLINE" lab status iscsi --json
-PORTAL=$(jq -r '.portals[0]' "$WORK/out")
-A=$(jq -r '.hosts[] | select(.name == "ctrl-a") | .address' "$WORK/out")
-CLI=$(jq -r '.hosts[] | select(.name == "client") | .interface' "$WORK/out")
+iscsi_lab_up
+PORTAL=$(jq -r '.portals[0]' "$WORK/lab.json")
+A=$(lab_host ctrl-a address)
+CLI=$(lab_host client interface)
 BUCKET_MS=10
 
 cat > "$WORK/observed.scn" <<EOS
@@ -48,18 +41,11 @@ duration = 2500ms
 EOS
 
 # Segments with payload from ctrl-a's iSCSI port: its answers.
-tcpdump -i "$CLI" -n -tt -S -l -Q in --immediate-mode -B 65536 -s 96 \
-    "tcp and src host $A and src port 3260 and (((ip[2:2] - ((ip[0]&0xf)<<2)) - ((tcp[12]&0xf0)>>2)) != 0)" \
-    > "$WORK/wire.txt" 2> "$WORK/tcpdump.err" &
-DUMP=$!
-stop_dump() { kill "$DUMP" 2> /dev/null; wait "$DUMP" 2> /dev/null || true; }
-at_exit stop_dump
-i=0
-until grep -q "listening on" "$WORK/tcpdump.err" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+wire_start "" "$CLI" "tcp and src host $A and src port 3260 and $WIRE_PAYLOAD"
 
 expect_code 0 "$FAULTLINE" run "$WORK/observed.scn" --out "$WORK/run" -q
 sleep 0.5
-stop_dump
+wire_stop
 R=$WORK/run/report.json
 ! grep -qF '"event":"loss"' "$WORK/run/events.jsonl" ||
     fail "the path was lost and reconnected, the wire no longer stands for the I/O: $(grep -F '"event":"loss"' "$WORK/run/events.jsonl")"
@@ -68,10 +54,7 @@ INJ=$(jq '.faults[0].injected_at' "$R")
 CLR=$(jq '.faults[0].cleared_at' "$R")
 STALL=$(jq '.faults[0].stall_s' "$R")
 AFTER=$(jq '.faults[0].first_io_after_clear_s' "$R")
-[ "$(wc -l < "$WORK/wire.txt")" -gt 1000 ] || fail "tcpdump saw almost nothing: $(cat "$WORK/tcpdump.err")"
-# A segment the observer missed would look like a hole TCP never filled.
-grep -q "^0 packets dropped by kernel" "$WORK/tcpdump.err" ||
-    fail "tcpdump dropped packets, the observer is blind: $(cat "$WORK/tcpdump.err")"
+wire_check 1000
 
 # The wire's view, in seconds since faultline's time zero.  An answer counts
 # when TCP can hand it to the initiator: when it extends the bytes received
