@@ -89,13 +89,16 @@ lab_prefix() {
     P=$FAULTLINE_LAB_PREFIX
     at_exit lab_down_quietly
 }
+# need_root WHAT: skip the test (exit 0, saying why) unless run as root.
+need_root() {
+    [ "$(id -u)" = 0 ] && return 0
+    echo "SKIP $TEST: $1 need root" >&2
+    exit 0
+}
 # iscsi_lab_up: the iSCSI lab of a per-run prefix up (skipping the test
 # without root), its `lab status --json` in $WORK/lab.json.
 iscsi_lab_up() {
-    if [ "$(id -u)" != 0 ]; then
-        echo "SKIP $TEST: namespaces and tgtd need root" >&2
-        exit 0
-    fi
+    need_root "namespaces and tgtd"
     lab_prefix
     expect_code 0 "$FAULTLINE" lab up iscsi
     expect_code 0 "$FAULTLINE" lab status iscsi --json
@@ -103,6 +106,19 @@ iscsi_lab_up() {
 }
 # lab_host HOST FIELD: a field of a host of the lab in $WORK/lab.json.
 lab_host() { jq -r --arg h "$1" ".hosts[] | select(.name == \$h) | .$2" "$WORK/lab.json"; }
+# lab_nothing_left KIND: nothing of lab KIND with prefix $P exists any more:
+# namespaces, links, the processes in $PIDS (a zombie is dead: PID 1 here
+# does not always reap orphans), the state file, the lab directory.
+lab_nothing_left() {
+    ! ip netns list | grep -q "^$P-" || fail "namespaces left: $(ip netns list | grep "^$P-")"
+    ! ip -br link | grep -q "^$P-" || fail "links left: $(ip -br link | grep "^$P-")"
+    for pid in ${PIDS:-}; do
+        st=$(ps -o stat= -p "$pid" 2>/dev/null || true)
+        case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
+    done
+    [ ! -e "/run/faultline/labs/$P-$1.state" ] || fail "state file left"
+    [ ! -e "/var/tmp/faultline-labs/$P-$1" ] || fail "lab directory left"
+}
 lab_down_quietly() {
     "$FAULTLINE" lab down iscsi > /dev/null 2>&1
     "$FAULTLINE" lab down gluster > /dev/null 2>&1

@@ -2,10 +2,7 @@
 # through the device is found, and a mounted device is refused.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: loop devices need root" >&2
-    exit 0
-fi
+need_root "loop devices"
 truncate -s 32M "$WORK/disk.img"
 DEV=$(losetup -f --show "$WORK/disk.img") || fail "losetup cannot attach a loop device"
 detach() { losetup -d "$DEV"; }

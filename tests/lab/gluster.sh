@@ -7,24 +7,14 @@
 # namespace, link, process, mount, loop device, state file or directory.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: namespaces, mounts and glusterd need root" >&2
-    exit 0
-fi
+need_root "namespaces, mounts and glusterd"
 lab_prefix
 LABDIR=/var/tmp/faultline-labs/$P-gluster
 
 nothing_left() {
-    ! ip netns list | grep -q "^$P-" || fail "namespaces left: $(ip netns list | grep "^$P-")"
-    ! ip -br link | grep -q "^$P-" || fail "links left: $(ip -br link | grep "^$P-")"
-    for pid in $PIDS; do
-        st=$(ps -o stat= -p "$pid" 2>/dev/null || true)
-        case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
-    done
+    lab_nothing_left gluster
     ! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"
     ! losetup -a | grep -q "$LABDIR" || fail "loop devices left: $(losetup -a | grep "$LABDIR")"
-    [ ! -e "/run/faultline/labs/$P-gluster.state" ] || fail "state file left"
-    [ ! -e "$LABDIR" ] || fail "lab directory left"
 }
 # every process of the lab's servers, by network namespace
 lab_pids() {

@@ -6,28 +6,17 @@
 # nothing left behind.  A per-run prefix keeps parallel runs apart.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: namespaces and tgtd need root" >&2
-    exit 0
-fi
+need_root "namespaces and tgtd"
 FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
 export FAULTLINE_LAB_PREFIX
 P=$FAULTLINE_LAB_PREFIX
 lab_down() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
 at_exit lab_down
 
-# Nothing of this prefix exists: namespaces, links, running tgtd, files.
-# (A killed tgtd may stay a zombie when PID 1 does not reap orphans; a
-# zombie is dead.)
+# Nothing of this prefix exists: namespaces, links, running tgtd, files,
+# tgtd's control sockets.
 nothing_left() {
-    ! ip netns list | grep -q "^$P-" || fail "namespaces left: $(ip netns list | grep "^$P-")"
-    ! ip -br link | grep -q "^$P-" || fail "links left: $(ip -br link | grep "^$P-")"
-    for pid in $PIDS; do
-        st=$(ps -o stat= -p "$pid" 2>/dev/null || true)
-        case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
-    done
-    [ ! -e "/run/faultline/labs/$P-iscsi.state" ] || fail "state file left"
-    [ ! -e "/var/tmp/faultline-labs/$P-iscsi" ] || fail "lab directory left"
+    lab_nothing_left iscsi
     for port in $CTLPORTS; do
         [ ! -e "/var/run/tgtd/socket.$port" ] || fail "tgtd socket $port left"
     done

@@ -7,10 +7,7 @@
 # they create is removed afterwards.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: the iSCSI lab needs root" >&2
-    exit 0
-fi
+need_root "the labs"
 lab_prefix
 DIR=$(cd "$(dirname "$0")/../../scenarios" && pwd)
 

@@ -5,10 +5,7 @@
 # nothing behind.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP $TEST: namespaces and tgtd need root" >&2
-    exit 0
-fi
+need_root "namespaces and tgtd"
 lab_prefix
 cat > "$WORK/silent.scn" <<EOS
 [scenario]
