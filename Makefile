@@ -18,9 +18,9 @@ NLINC   := -I/usr/include/libnl3
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Everything but main.c goes into a library that the unit tests link too.
-LIB_SRC := $(wildcard workloads/*.c checks/*.c faults/*.c) \
-           $(filter-out harness/main.c,$(wildcard harness/*.c))
-HDRS    := $(wildcard */*.h)
+LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c) \
+           $(filter-out harness/main.c,$(wildcard harness/*.c harness/*/*.c))
+HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h harness/*.h harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev

@@ -34,8 +34,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../workloads/block.h"
-#include "../workloads/statemap.h"
+#include "block.h"
+#include "statemap.h"
 
 enum fl_class {
     CLS_OK,

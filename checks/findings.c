@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/rng.h"
+
 void findings_init(struct findings *f, size_t limit)
 {
     memset(f, 0, sizeof *f);
@@ -21,8 +23,7 @@ void findings_free(struct findings *f)
 
 static size_t slot_of(const struct findings *f, uint64_t block, enum fl_class c)
 {
-    uint64_t z = (block * 16 + (uint64_t)c) * 0x9e3779b97f4a7c15ull;
-    return (size_t)(z ^ (z >> 29)) & (f->index_cap - 1);
+    return (size_t)rng_slot(block * 16 + (uint64_t)c) & (f->index_cap - 1);
 }
 
 /* The listed finding for (block, class), or NULL. */

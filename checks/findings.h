@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lib/clock.h"
 #include "classify.h"
 
-#define FL_TIME_UNKNOWN UINT64_MAX
 #define FL_NO_BLOCK UINT64_MAX /* a finding about a name (file tree), not a block */
 #define FL_FINDING_PATH 256
 

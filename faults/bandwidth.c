@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "../harness/net.h"
+#include "../lib/net.h"
 #include "fault.h"
 
 #define TBF_LATENCY_US 50000 /* queue at most 50 ms worth, then drop */

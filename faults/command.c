@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "../harness/proc.h"
+#include "../lib/proc.h"
 #include "fault.h"
 
 #define COMMAND_TIMEOUT_MS 30000

@@ -36,23 +36,10 @@
 #include <unistd.h>
 
 #include "../harness/lab.h"
-#include "../workloads/devuse.h"
+#include "../lib/devuse.h"
+#include "../lib/fsutil.h"
+#include "../lib/rng.h"
 #include "fault.h"
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
 
 static bool allowed(const struct fault *f, const char *path)
 {
@@ -179,7 +166,7 @@ static int corrupt_prepare(struct fault *f, char *err, size_t errlen)
             return -1;
         }
         while (f->nranges < s->blocks) {
-            uint64_t b = mix(&seed) % nb, k;
+            uint64_t b = rng_split(&seed) % nb, k;
             for (k = 0; k < f->nranges && f->ranges[k][0] != b * bs; k++)
                 ;
             if (k < f->nranges)
@@ -224,7 +211,7 @@ static int change(const struct fault *f, int fd, const char *path, uint64_t off,
             for (size_t i = 0; i < n; i++) {
                 switch (f->spec.mode_choice) {
                 case CORRUPT_RANDOM: {
-                    unsigned char v = (unsigned char)mix(seed);
+                    unsigned char v = (unsigned char)rng_split(seed);
                     buf[i] = v != buf[i] ? v : (unsigned char)(v ^ 0x5a);
                     break;
                 }
@@ -256,7 +243,7 @@ static int local_inject(struct fault *f, char *err, size_t errlen)
         return -1;
     }
     uint64_t seed = f->starts[0];
-    unsigned bit = (unsigned)(mix(&seed) % 8);
+    unsigned bit = (unsigned)(rng_split(&seed) % 8);
     int rc = 0;
     for (unsigned r = 0; r < f->nranges && rc == 0; r++)
         rc = change(f, fd, f->path, f->ranges[r][0], f->ranges[r][1], &seed, bit, err, errlen);
@@ -334,10 +321,10 @@ static int replica_pick(struct fault *f, uint64_t *seed, char *err, size_t errle
     unsigned which[64];
     for (unsigned tries = 0; f->files && f->nranges < (s->blocks ? s->blocks : 1) &&
                              tries < 100000; tries++) {
-        unsigned fi = (unsigned)(mix(seed) % w.n);
+        unsigned fi = (unsigned)(rng_split(seed) % w.n);
         uint64_t off = s->offset, len = s->length;
         if (s->blocks) {
-            off = mix(seed) % (w.size[fi] / w.bs) * w.bs;
+            off = rng_split(seed) % (w.size[fi] / w.bs) * w.bs;
             len = w.bs;
         } else if (w.n > 1 || off + len > w.size[fi]) {
             snprintf(err, errlen, "corrupt: offset and length need one file big enough; %s %s",
@@ -371,7 +358,7 @@ static int replica_pick(struct fault *f, uint64_t *seed, char *err, size_t errle
 static int replica_inject(struct fault *f, char *err, size_t errlen)
 {
     uint64_t seed = f->starts[0];
-    unsigned bit = (unsigned)(mix(&seed) % 8);
+    unsigned bit = (unsigned)(rng_split(&seed) % 8);
     if (replica_pick(f, &seed, err, errlen) != 0)
         return -1;
     char brick[256];

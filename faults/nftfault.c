@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/net.h"
-#include "nft.h"
+#include "../lib/net.h"
+#include "../lib/nft.h"
 
 int nftfault_prepare(struct fault *f, const char *what, char *err, size_t errlen)
 {

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "../harness/lab.h"
-#include "../harness/proc.h"
+#include "../lib/proc.h"
 #include "fault.h"
 
 static bool gluster_lab(const struct fault *f)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/net.h"
+#include "../lib/net.h"
 #include "fault.h"
 
 static int switch_prepare(struct fault *f, char *err, size_t errlen)

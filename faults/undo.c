@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/fsutil.h"
-#include "../harness/net.h"
-#include "../harness/proc.h"
-#include "nft.h"
+#include "../lib/fsutil.h"
+#include "../lib/net.h"
+#include "../lib/proc.h"
+#include "../lib/nft.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

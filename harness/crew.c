@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "../checks/names.h"
-#include "../workloads/clock.h"
+#include "../lib/clock.h"
+#include "../lib/rng.h"
 
 unsigned crew_size(const struct scenario *sc)
 {
@@ -89,7 +90,7 @@ static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
     for (unsigned i = 0; i < sc->metadata; i++) {
         struct meta_stream *m = &c->meta[i];
         c->nmeta = i + 1;
-        if (meta_init(m, root, i, sc->workload.seed + 0x9e3779b97f4a7c15ull * (i + 1),
+        if (meta_init(m, root, i, sc->workload.seed + RNG_GOLDEN * (i + 1),
                       sc->findings_limit, existing) != 0 ||
             (existing && meta_load(m, c->dir) != 0)) {
             snprintf(err, errlen, "metadata stream %u: %s", i, m->err);

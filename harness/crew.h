@@ -21,12 +21,12 @@
 #include <stdbool.h>
 
 #include "../checks/findings.h"
-#include "../checks/verify.h"
+#include "../workloads/verify.h"
 #include "../workloads/backend.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "../workloads/meta.h"
-#include "../workloads/statemap.h"
+#include "../checks/statemap.h"
 #include "events.h"
 #include "scenario.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workloads/clock.h"
-#include "json.h"
+#include "../lib/clock.h"
+#include "../lib/json.h"
 
 #define EVENTS_KEPT 2000
 

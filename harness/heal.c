@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../workloads/clock.h"
+#include "../lib/clock.h"
 
 #define HEAL_POLL_MS 500
 

@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/clock.h"
-#include "fsutil.h"
-#include "json.h"
-#include "net.h"
-#include "proc.h"
-#include "units.h"
+#include "../lib/clock.h"
+#include "../lib/fsutil.h"
+#include "../lib/json.h"
+#include "../lib/net.h"
+#include "../lib/proc.h"
+#include "../lib/units.h"
 
 #define TGTD_RUN_DIR "/var/run/tgtd"
 #define ISCSI_PORT 3260

@@ -29,13 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/clock.h"
-#include "fsutil.h"
-#include "json.h"
+#include "../lib/clock.h"
+#include "../lib/fsutil.h"
+#include "../lib/json.h"
 #include "lab.h"
-#include "net.h"
-#include "proc.h"
-#include "units.h"
+#include "../lib/net.h"
+#include "../lib/proc.h"
+#include "../lib/units.h"
 
 #define CLI_TIMEOUT_MS 30000
 

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "../workloads/tree.h"
-#include "json.h"
-#include "units.h"
+#include "../lib/json.h"
+#include "../lib/units.h"
 
 static bool passed(const struct report *r)
 {

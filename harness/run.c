@@ -13,20 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../checks/verify.h"
-#include "../workloads/clock.h"
-#include "../workloads/crc32c.h"
+#include "../workloads/verify.h"
+#include "../lib/clock.h"
+#include "../lib/crc32c.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "crew.h"
-#include "fsutil.h"
+#include "../lib/fsutil.h"
 #include "events.h"
 #include "heal.h"
 #include "lab.h"
 #include "timeline.h"
 #include "report.h"
 #include "scenario.h"
-#include "units.h"
+#include "../lib/units.h"
 #include "verdict.h"
 
 /* First SIGINT/SIGTERM: end the workload early, still flush, sweep and

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workloads/block.h"
-#include "ini.h"
-#include "units.h"
+#include "../checks/block.h"
+#include "../lib/ini.h"
+#include "../lib/units.h"
 
 enum ktype { K_STRING, K_SIZE, K_DURATION, K_PERCENT, K_BOOL, K_COUNT, K_CHOICE, K_RATE };
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../workloads/clock.h"
-#include "net.h"
+#include "../lib/clock.h"
+#include "../lib/net.h"
 
 #define UNDO_AHEAD_NS 20000000ull /* undo records go to disk this long before inject */
 #define SPIN_NS 200000ull         /* sleep until this close, then spin */

@@ -6,14 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (!a || !b)
-        return false;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
+#include "../lib/fsutil.h"
 
 /* Blocks overwritten by the run's corrupt faults on the target itself. */
 struct hit {

@@ -27,10 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gen.h"
-
-/* Room for an error message that names two paths and a reason. */
-#define FL_ERRLEN (2 * PATH_MAX + 512)
+#include "../checks/gen.h"
+#include "../lib/errbuf.h"
 
 enum io_op { IO_READ, IO_WRITE, IO_FLUSH };
 

@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "block.h"
-#include "devuse.h"
+#include "../checks/block.h"
+#include "../lib/devuse.h"
 
 struct file_priv {
     int fd;

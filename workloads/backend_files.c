@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "block.h"
+#include "../checks/block.h"
 #include "tree.h"
 
 /* One tree shared by the workers of a run. */

@@ -48,7 +48,7 @@
 #include <iscsi/scsi-lowlevel.h>
 
 #include "backend.h"
-#include "clock.h"
+#include "../lib/clock.h"
 
 enum path_state {
     P_DOWN,       /* no context; retried at retry_at */

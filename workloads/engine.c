@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "../lib/clock.h"
+#include "../lib/rng.h"
 #include "iopool.h"
 
 #define BATCH_MIN 1024
@@ -36,7 +37,7 @@ struct run {
     uint64_t commit_ticket, commit_end;
     size_t batch;
 
-    uint64_t rng[4];
+    struct rng rng; /* the op sequence, reproducible from the scenario seed */
     uint64_t cursor; /* sequential pattern */
     unsigned writes_since_flush;
     bool need_flush;
@@ -45,39 +46,6 @@ struct run {
     bool prefill;        /* every block once, in order, writes only */
 };
 
-/* xoshiro256**: fast, and reproducible from the scenario seed. */
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rnd(struct run *r)
-{
-    uint64_t *s = r->rng;
-    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
-
-static uint64_t below(struct run *r, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)rnd(r) * n) >> 64);
-}
-
-static void seed_rng(struct run *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) {
-        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        r->rng[i] = z ^ (z >> 31);
-    }
-}
 
 /* ns since the workload started; 0 before it (prefill). */
 static uint64_t now_rel(const struct engine *e)
@@ -96,8 +64,8 @@ static int plan_ops(struct run *r, size_t n)
     for (size_t i = 0; i < n && r->tail - r->head < PLAN_CAP; i++) {
         if (r->prefill && r->cursor >= nb)
             break; /* every block is planned once */
-        bool write = r->prefill || below(r, 100) >= c->read_pct;
-        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? below(r, nb) : r->cursor++ % nb;
+        bool write = r->prefill || rng_below(&r->rng, 100) >= c->read_pct;
+        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? rng_below(&r->rng, nb) : r->cursor++ % nb;
         gen_t g = GEN_NONE;
         if (write) {
             errno = 0;
@@ -404,7 +372,7 @@ static int run_phase(struct engine *e, bool prefill)
         r.segment_limit = SEGMENT_MIN;
     if (e->segment_limit)
         r.segment_limit = e->segment_limit;
-    seed_rng(&r, e->cfg->seed);
+    rng_seed(&r.rng, e->cfg->seed);
     r.plan = calloc(PLAN_CAP, sizeof *r.plan);
     if (!r.plan || iopool_init(&r.pool, e->depth, e->cfg->block_size) != 0) {
         free(r.plan);

@@ -26,11 +26,11 @@
 #include <stdint.h>
 
 #include "../checks/buckets.h"
-#include "../checks/verify.h"
+#include "verify.h"
 #include "backend.h"
-#include "block.h"
+#include "../checks/block.h"
 #include "journal.h"
-#include "statemap.h"
+#include "../checks/statemap.h"
 
 enum pattern { PATTERN_RANDOM, PATTERN_SEQUENTIAL };
 

@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gen.h"
-#include "statemap.h"
+#include "../checks/gen.h"
+#include "../checks/statemap.h"
 
 /* Identity of one worker's share of a run, stored in its state.bin and
  * journal.bin.  Worker w of W owns the target's blocks b with b % W == w;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../checks/names.h"
-#include "clock.h"
+#include "../lib/clock.h"
 
 static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
                                                 "unlink", "stat", "readdir"};
@@ -21,14 +21,6 @@ static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
 const char *meta_op_name(enum meta_op op)
 {
     return op < MOP_COUNT ? op_names[op] : "none";
-}
-
-static uint64_t rnd(struct meta_stream *s)
-{
-    s->seed ^= s->seed >> 12;
-    s->seed ^= s->seed << 25;
-    s->seed ^= s->seed >> 27;
-    return s->seed * 2685821657736338717ull;
 }
 
 /* f < 0: the directory itself.  rel: relative to the tree root. */
@@ -204,7 +196,7 @@ static void do_create(struct meta_stream *s, unsigned d, int f, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, f, path, sizeof path);
-    uint32_t size = (uint32_t)(rnd(s) % 8193);
+    uint32_t size = (uint32_t)rng_below(&s->rng, 8193);
     struct meta_slot *m = &s->files[d][f];
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -278,8 +270,8 @@ static void do_unlink(struct meta_stream *s, unsigned d, int f, uint64_t t0)
 static int pick(struct meta_stream *s, enum slot_state st, unsigned *d)
 {
     for (int tries = 0; tries < 16; tries++) {
-        unsigned k = (unsigned)(rnd(s) % META_DIRS);
-        int f = (int)(rnd(s) % META_SLOTS);
+        unsigned k = (unsigned)rng_below(&s->rng, META_DIRS);
+        int f = (int)rng_below(&s->rng, META_SLOTS);
         if (s->dirs[k].state == SLOT_PRESENT && s->files[k][f].state == st) {
             *d = k;
             return f;
@@ -290,7 +282,7 @@ static int pick(struct meta_stream *s, enum slot_state st, unsigned *d)
 
 static void one_op(struct meta_stream *s, uint64_t t0)
 {
-    unsigned r = (unsigned)(rnd(s) % 100), d, d2;
+    unsigned r = (unsigned)rng_below(&s->rng, 100), d, d2;
     int f, f2;
     enum meta_op op = r < 3 ? MOP_MKDIR : r < 33 ? MOP_CREATE : r < 48 ? MOP_RENAME
                     : r < 60 ? MOP_UNLINK : r < 85 ? MOP_STAT : MOP_READDIR;
@@ -301,7 +293,7 @@ static void one_op(struct meta_stream *s, uint64_t t0)
         op = MOP_MKDIR;
     switch (op) {
     case MOP_MKDIR:
-        d = (unsigned)(rnd(s) % META_DIRS);
+        d = (unsigned)rng_below(&s->rng, META_DIRS);
         if (s->dirs[d].state == SLOT_PRESENT) {
             op = MOP_READDIR;
             do_readdir(s, d, "workload", t0);
@@ -325,10 +317,10 @@ static void one_op(struct meta_stream *s, uint64_t t0)
         do_unlink(s, d, f, t0);
         break;
     case MOP_STAT:
-        d = (unsigned)(rnd(s) % META_DIRS);
+        d = (unsigned)rng_below(&s->rng, META_DIRS);
         if (s->dirs[d].state == SLOT_ABSENT)
             return;
-        do_stat(s, d, (int)(rnd(s) % META_SLOTS), "workload", t0);
+        do_stat(s, d, (int)rng_below(&s->rng, META_SLOTS), "workload", t0);
         break;
     case MOP_READDIR:
         if ((f = pick(s, SLOT_PRESENT, &d)) < 0 && (f = pick(s, SLOT_ABSENT, &d)) < 0)
@@ -346,7 +338,7 @@ int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t 
 {
     memset(s, 0, sizeof *s);
     s->index = index;
-    s->seed = seed | 1;
+    rng_seed(&s->rng, seed);
     snprintf(s->rel, sizeof s->rel, "meta-%u", index);
     snprintf(s->dir, sizeof s->dir, "%s/%s", root, s->rel);
     findings_init(&s->findings, findings_limit);

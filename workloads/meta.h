@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "../checks/findings.h"
+#include "../lib/rng.h"
 
 #define META_DIRS 4
 #define META_SLOTS 64 /* files per directory */
@@ -49,7 +50,7 @@ struct meta_stream {
     unsigned index;
     char dir[4200];        /* ROOT/meta-S */
     char rel[16];          /* meta-S */
-    uint64_t seed;
+    struct rng rng;        /* which operation and name comes next */
     struct meta_slot dirs[META_DIRS];
     struct meta_slot files[META_DIRS][META_SLOTS];
     struct findings findings;

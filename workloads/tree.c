@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/rng.h"
+
 const char *const tree_classes = "large|medium|small|tree|mixed";
 
 int tree_class_of(const char *s)
@@ -137,15 +139,6 @@ static int lay_small(struct tree *t, uint64_t budget, const char *sub)
     return 0;
 }
 
-/* xorshift64*: the same tree for the same budget, everywhere. */
-static uint64_t next_rand(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 2685821657736338717ull;
-}
-
 static unsigned slashes(const char *s)
 {
     unsigned n = 0;
@@ -159,7 +152,8 @@ static unsigned slashes(const char *s)
  * budget is spent. */
 static int lay_tree(struct tree *t, uint64_t budget, const char *sub)
 {
-    uint64_t rng = 0x5eed0f7ee5ull;
+    struct rng rng; /* a fixed seed: the same tree for the same budget, everywhere */
+    rng_seed(&rng, 0x5eed0f7ee5ull);
     uint64_t used = 0;
     int top = class_top(t, sub);
     if (top < 0)
@@ -174,11 +168,11 @@ static int lay_tree(struct tree *t, uint64_t budget, const char *sub)
         }
         size_t d = head++;
         unsigned depth = slashes(t->dirs[d]) - base;
-        unsigned nfiles = 4 + (unsigned)(next_rand(&rng) % 21);
+        unsigned nfiles = 4 + (unsigned)rng_below(&rng, 21);
         for (unsigned i = 0; i < nfiles && used < budget; i++) {
-            uint64_t r = next_rand(&rng) % 100;
+            uint64_t r = rng_below(&rng, 100);
             uint64_t max = r < 70 ? 8192 : r < 95 ? 65536 : 1u << 20;
-            uint64_t bytes = (t->block_size + next_rand(&rng) % max) / t->block_size * t->block_size;
+            uint64_t bytes = (t->block_size + rng_below(&rng, max)) / t->block_size * t->block_size;
             if (bytes > budget - used)
                 bytes = (budget - used) / t->block_size * t->block_size;
             if (bytes == 0)
@@ -189,7 +183,7 @@ static int lay_tree(struct tree *t, uint64_t budget, const char *sub)
         }
         if (depth >= 4)
             continue;
-        unsigned nsub = 2 + (unsigned)(next_rand(&rng) % 4);
+        unsigned nsub = 2 + (unsigned)rng_below(&rng, 4);
         for (unsigned i = 0; i < nsub; i++)
             if (add_dir(t, (int)d, "d%u", i) < 0)
                 return -1;

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../workloads/block.h"
-#include "../../workloads/crc32c.h"
+#include "../../checks/block.h"
+#include "../../lib/crc32c.h"
 
 static void crc32c_known_values(void **state)
 {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "../../checks/classify.h"
-#include "../../workloads/block.h"
+#include "../../checks/block.h"
 
 #define BS 4096u
 #define NSECT (BS / FL_SECTOR)

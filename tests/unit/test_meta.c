@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../workloads/clock.h"
+#include "../../lib/clock.h"
 #include "../../workloads/meta.h"
 
 static char root[] = "/tmp/fl-meta-XXXXXX";

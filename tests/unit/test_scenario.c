@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "../../harness/scenario.h"
-#include "../../harness/units.h"
+#include "../../lib/units.h"
 
 static const char minimum[] = "[scenario]\n"
                               "name = smoke\n"

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../workloads/statemap.h"
+#include "../../checks/statemap.h"
 
 static struct expectation exp_of(struct statemap *m, uint64_t b, bool online)
 {

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "clock.h"
+
 void json_init(struct json *j, FILE *f, bool pretty)
 {
     *j = (struct json){.f = f, .pretty = pretty};
@@ -148,7 +150,7 @@ void json_null(struct json *j)
 
 void json_seconds(struct json *j, uint64_t ns)
 {
-    if (ns == UINT64_MAX)
+    if (ns == FL_TIME_UNKNOWN)
         json_null(j);
     else
         json_num(j, (double)ns / 1e9, 6);

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../workloads/clock.h"
-#include "../workloads/iopool.h"
+#include "../lib/clock.h"
+#include "iopool.h"
 
 int verifier_init(struct verifier *v, struct statemap *map, struct findings *f,
                   const struct block_fmt *fmt, unsigned worker, unsigned workers)

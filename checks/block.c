@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-#include "crc32c.h"
+#include "../lib/crc32c.h"
+#include "../lib/rng.h"
 
 #define PAYLOAD_WORDS ((FL_SECTOR - FL_STAMP_SIZE) / 8u)
 #define CRC_FROM 8u /* the checksum covers bytes 8..511 */
@@ -39,14 +40,6 @@ static uint64_t get64(const unsigned char *p)
     return v;
 }
 
-/* splitmix64 finaliser: a good 64-bit mixer for deriving the sector seed. */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 bool block_size_valid(uint64_t size)
 {
     return size >= FL_BLOCK_MIN && size <= FL_BLOCK_MAX && size % FL_SECTOR == 0;
@@ -65,7 +58,7 @@ static void make_pad(uint64_t run_id)
 {
     uint64_t x = run_id;
     for (unsigned i = 0; i < PAYLOAD_WORDS; i++)
-        pad_table[i] = mix64(x += 0x9e3779b97f4a7c15ull);
+        pad_table[i] = rng_split(&x);
     pad_run = run_id;
 }
 
@@ -84,7 +77,7 @@ void block_fill(void *buf, const struct block_fmt *fmt, uint64_t block, uint32_t
     uint32_t n = fmt->block_size / FL_SECTOR;
     if (pad_run != fmt->run_id)
         make_pad(fmt->run_id);
-    uint64_t base = mix64(fmt->run_id ^ mix64(block + ((uint64_t)fmt->target_id << 48)) ^
+    uint64_t base = rng_mix(fmt->run_id ^ rng_mix(block + ((uint64_t)fmt->target_id << 48)) ^
                           ((uint64_t)gen << 20));
     for (uint32_t s = 0; s < n; s++) {
         unsigned char *p = b + (size_t)s * FL_SECTOR;
@@ -97,7 +90,7 @@ void block_fill(void *buf, const struct block_fmt *fmt, uint64_t block, uint32_t
         put16(p + 36, (uint16_t)s);
         put16(p + 38, (uint16_t)n);
         put64(p + 40, written_ns);
-        fill_payload(p + FL_STAMP_SIZE, mix64(base + s));
+        fill_payload(p + FL_STAMP_SIZE, rng_mix(base + s));
     }
     uint32_t crc[64];
     for (uint32_t s = 0; s < n; s += 64) {

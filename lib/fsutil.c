@@ -53,3 +53,10 @@ int copy_file(const char *from, const char *to, char *err, size_t errlen)
     }
     return 0;
 }
+
+bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}

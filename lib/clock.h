@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <time.h>
 
+/* A time that is not known (never happened, or not recorded). */
+#define FL_TIME_UNKNOWN UINT64_MAX
+
 static inline uint64_t mono_ns(void)
 {
     struct timespec ts;

@@ -12,10 +12,10 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "../workloads/backend.h"
-#include "../workloads/statemap.h"
-#include "classify.h"
-#include "findings.h"
+#include "backend.h"
+#include "../checks/statemap.h"
+#include "../checks/classify.h"
+#include "../checks/findings.h"
 
 /* Verifies the blocks of one worker: global block b is entry b / workers
  * of its state map (see run_meta in journal.h). */

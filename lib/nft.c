@@ -10,7 +10,7 @@
 
 #include <nftables/libnftables.h>
 
-#include "../harness/net.h"
+#include "net.h"
 
 static int ours(const char *netns)
 {

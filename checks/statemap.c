@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/rng.h"
+
 #define MIN_CAP 64
 #define MIN_ACK 256
 
 static size_t home(const struct statemap *m, uint64_t b)
 {
-    uint64_t z = b * 0x9e3779b97f4a7c15ull;
-    z ^= z >> 29;
-    return (size_t)z & (m->cap - 1);
+    return (size_t)rng_slot(b) & (m->cap - 1);
 }
 
 int statemap_init(struct statemap *m, uint64_t nblocks)

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/clock.h"
+#include "clock.h"
 #include "net.h"
 
 const char *proc_state_name(enum proc_state s)

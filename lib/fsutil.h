@@ -1,10 +1,12 @@
 /*
- * fsutil — the few file-system chores several verbs share.
- * Both return 0, or -1 with err naming the path and the reason.
+ * fsutil — the few file-system chores several modules share.
+ * Those that can fail return 0, or -1 with err naming the path and the
+ * reason.
  */
 #ifndef FL_FSUTIL_H
 #define FL_FSUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* mkdir -p: every missing directory of path, mode 0755. */
@@ -12,5 +14,9 @@ int mkdir_p(const char *path, char *err, size_t errlen);
 
 /* Copies a file's bytes (the scenario into its run directory). */
 int copy_file(const char *from, const char *to, char *err, size_t errlen);
+
+/* Whether a and b name the same file or device (device and inode); false
+ * when either is NULL or cannot be stat'ed. */
+bool same_file(const char *a, const char *b);
 
 #endif
