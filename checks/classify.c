@@ -55,10 +55,10 @@ void classifier_free(struct classifier *c)
     c->stamp = NULL;
 }
 
-static enum fl_class set(struct verdict *v, enum fl_class cls, uint32_t sector, const char *fmt,
+static enum fl_class set(struct classification *v, enum fl_class cls, uint32_t sector, const char *fmt,
                          ...) __attribute__((format(printf, 4, 5)));
 
-static enum fl_class set(struct verdict *v, enum fl_class cls, uint32_t sector, const char *fmt,
+static enum fl_class set(struct classification *v, enum fl_class cls, uint32_t sector, const char *fmt,
                          ...)
 {
     v->cls = cls;
@@ -81,7 +81,7 @@ static bool stamp_fits(const struct classifier *c, const struct stamp *st, uint6
 }
 
 enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
-                             const struct expectation *e, struct verdict *v)
+                             const struct expectation *e, struct classification *v)
 {
     uint32_t stored = 0, computed = 0;
     memset(v, 0, sizeof *v);

@@ -59,7 +59,7 @@ const char *class_name(enum fl_class c);
 /* True for every class that makes a run fail (all but ok and unwritten). */
 bool class_is_finding(enum fl_class c);
 
-struct verdict {
+struct classification {
     enum fl_class cls;
     gen_t found_gen;     /* generation found (of the offending sector when torn) */
     bool found_known;    /* false when nothing readable was found */
@@ -81,6 +81,6 @@ void classifier_free(struct classifier *c);
 
 /* Classifies the bytes read from `block`.  Never returns CLS_IO_ERROR. */
 enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
-                             const struct expectation *e, struct verdict *v);
+                             const struct expectation *e, struct classification *v);
 
 #endif

@@ -1,6 +1,7 @@
 /* findings — see findings.h. */
 #include "findings.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,4 +124,15 @@ uint64_t findings_bad(const struct findings *f)
         if (class_is_finding((enum fl_class)c))
             n += f->counts[c];
     return n;
+}
+
+void findings_add_name(struct findings *f, enum fl_class cls, const char *path, const char *op,
+                       const char *phase, uint64_t op_ns, uint64_t read_ns, const char *detail)
+{
+    struct finding x = {.cls = cls, .phase = phase, .op = op, .block = FL_NO_BLOCK,
+                        .written_ns = op_ns, .read_ns = read_ns,
+                        .found_written_ns = FL_TIME_UNKNOWN};
+    snprintf(x.path, sizeof x.path, "%s", path);
+    snprintf(x.detail, sizeof x.detail, "%s", detail);
+    findings_add(f, &x);
 }

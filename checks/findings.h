@@ -67,6 +67,13 @@ void findings_keep(struct findings *f, const struct finding *x);
 /* Adds another list's counts and keeps its findings (workers, streams). */
 void findings_merge(struct findings *to, const struct findings *from);
 
+/* Counts and keeps a finding about a name of a file tree (missing-file,
+ * unexpected-file, wrong-size, or an io-error of a metadata operation):
+ * its path relative to the tree root, the operation that should have made
+ * what is expected and when it did (op_ns), and a line of detail. */
+void findings_add_name(struct findings *f, enum fl_class cls, const char *path, const char *op,
+                       const char *phase, uint64_t op_ns, uint64_t read_ns, const char *detail);
+
 /* Number of findings (everything but ok and unwritten). */
 uint64_t findings_bad(const struct findings *f);
 

@@ -12,20 +12,19 @@
  * path is the scenario's own target or listed in allow_paths; a mounted
  * block device is always refused.  Nothing to undo.
  *
- * replica = gsN (the gluster lab): the same, but on that one server's brick
- * copy of a file or of every file under a directory of the volume (blocks
- * spread over the files at random; the tree's metadata-stream directories
- * are left out, their contents are not data of the run).  The copy is
- * written inside the server's mount namespace, where its brick is mounted,
- * through the page cache the brick process reads.  This is bit rot on one
- * replica: the storage has two good copies and must not serve the bad one,
- * so what a client then reads is damage, not explained by the fault.
+ * replica = NAME (a lab that keeps replicas): the same, but on that one
+ * server's copy of a file or of every file under a directory of the volume
+ * (blocks spread over the files at random; the tree's metadata-stream
+ * directories are left out, their contents are not data of the run).  The
+ * lab says where the copy lives and in which namespaces it is mounted
+ * (fault_lab.replica); it is written from there, through the page cache
+ * the server reads.  This is bit rot on one replica: the storage has other
+ * good copies and must not serve the bad one, so what a client then reads
+ * is damage, not explained by the fault.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <sched.h>
-#include <sys/wait.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +34,92 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/lab.h"
 #include "../lib/devuse.h"
 #include "../lib/fsutil.h"
 #include "../lib/rng.h"
 #include "fault.h"
 
+#define MAX_RANGES 64
+
+enum corrupt_mode { CORRUPT_RANDOM, CORRUPT_ZERO, CORRUPT_BITFLIP };
+
+struct corrupt_params {
+    char path[1024];
+    char replica[16];
+    uint64_t offset, length, blocks;
+    int mode; /* enum corrupt_mode */
+    uint64_t seed;
+    bool seed_given;
+};
+_Static_assert(sizeof(struct corrupt_params) <= FAULT_PARAMS_MAX, "corrupt params");
+
+static const struct key_def corrupt_keys[] = {
+    {"path", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct corrupt_params, path), 0, 0,
+     "corrupt: file or device (default: the scenario's target; for the iscsi lab its LUN)", 0},
+    {"replica", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct corrupt_params, replica), 0, 0,
+     "corrupt: a gluster lab server (gs1, gs2, gs3): overwrite that server's brick copy of "
+     "path (a file or directory of the volume; default: the tree of the target), the bit-rot "
+     "case; the clients' view is not touched", 0},
+    {"offset", KEY_SIZE, "0", NULL, FAULT_PARAM(struct corrupt_params, offset), 0, 0,
+     "corrupt: first byte", 0},
+    {"length", KEY_SIZE, NULL, NULL, FAULT_PARAM(struct corrupt_params, length), 1, 0,
+     "corrupt: bytes from offset", 0},
+    {"blocks", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct corrupt_params, blocks), 1, MAX_RANGES,
+     "corrupt: this many random blocks (of the workload's block size) instead", 0},
+    {"mode", KEY_CHOICE, "random", "random|zero|bitflip", FAULT_PARAM(struct corrupt_params, mode),
+     0, 0, "corrupt: random bytes, zeroes, or one bit flipped in every byte", 0},
+    {"seed", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct corrupt_params, seed), 0, 0,
+     "corrupt: which blocks and bytes (default: random, in the report)",
+     FAULT_PARAM_GIVEN(struct corrupt_params, seed_given)},
+};
+
+/* f->state: what will be (and was) overwritten. */
+struct corrupt_fault {
+    char path[PATH_MAX];  /* the file or device; with replica, relative to the volume */
+    uint64_t ranges[MAX_RANGES][2]; /* byte offset and length of each range */
+    unsigned nranges;
+    char *files;          /* replica: the file of each range, NUL-separated */
+    uint64_t seed;        /* the bytes written follow from it */
+    bool on_target;       /* the ranges are of the scenario's own target */
+};
+
+static const struct corrupt_params *params(const struct fault *f)
+{
+    return FAULT_PARAMS(&f->spec, const struct corrupt_params);
+}
+
+static uint32_t block_size(const struct fault *f)
+{
+    return f->env->block_size ? f->env->block_size : 4096;
+}
+
+static int corrupt_check(const struct fault_spec *s, const struct fault_rules *r, char *err,
+                         size_t errlen)
+{
+    const struct corrupt_params *p = FAULT_PARAMS(s, const struct corrupt_params);
+    if (!r->allow_destructive)
+        snprintf(err, errlen, "refusing [fault %s] (corrupt): it needs [scenario] "
+                 "allow_destructive = yes", s->name);
+    else if (!p->length && !p->blocks)
+        snprintf(err, errlen, "[fault %s] corrupt needs offset and length, or blocks", s->name);
+    else if (p->length && p->blocks)
+        snprintf(err, errlen, "[fault %s] corrupt takes length or blocks, not both", s->name);
+    else
+        return 0;
+    return -1;
+}
+
+/* Instant: the bytes are changed once. */
+static void corrupt_schedule(const struct fault_spec *s, struct fault_schedule *out)
+{
+    (void)s;
+    *out = (struct fault_schedule){.shape = FAULT_INSTANT};
+}
+
+/* The path is the scenario's target or one of allow_paths. */
 static bool allowed(const struct fault *f, const char *path)
 {
-    if (f->env->target_path && same_file(path, f->env->target_path))
+    if (same_file(path, f->env->target_path))
         return true;
     const char *p = f->env->allow_paths ? f->env->allow_paths : "";
     while (*p) {
@@ -64,64 +140,51 @@ static bool allowed(const struct fault *f, const char *path)
 
 static uint64_t seed_of(const struct fault *f)
 {
-    const struct fault_spec *s = &f->spec;
-    return s->seed_given ? s->seed
-                         : (uint64_t)getpid() ^ (uint64_t)f->index << 40 ^ (uint64_t)time(NULL);
+    return params(f)->seed_given ? params(f)->seed
+                                 : (uint64_t)getpid() ^ (uint64_t)f->index << 40 ^
+                                       (uint64_t)time(NULL);
 }
 
-/* replica: the path inside the volume (relative to its root). */
-static int replica_prepare(struct fault *f, char *err, size_t errlen)
+/* replica: the path inside the volume (relative to its root), checked. */
+static int replica_prepare(struct fault *f, struct corrupt_fault *s, char *err, size_t errlen)
 {
-    const struct fault_spec *s = &f->spec;
-    const struct lab *lab = f->env->lab;
-    if (!lab || strcmp(lab->kind, "gluster") != 0) {
-        snprintf(err, errlen, "replica = %s: only on the gluster lab ([scenario] lab = gluster)",
-                 s->replica);
+    const struct corrupt_params *p = params(f);
+    const struct fault_lab *lab = f->env->lab;
+    struct lab_replica r;
+    if (!lab || !lab->replica) {
+        snprintf(err, errlen, "replica = %s: only on the %s lab ([scenario] lab = %s)",
+                 p->replica, f->env->replica_labs, f->env->replica_labs);
         return -1;
     }
-    if (!lab_host(lab, s->replica) || strcmp(s->replica, "client") == 0) {
-        snprintf(err, errlen, "replica = %s: not a server of the gluster lab (gs1, gs2, gs3)",
-                 s->replica);
+    char why[512];
+    if (lab->replica(lab->ctx, p->replica, &r, why, sizeof why) != 0) {
+        snprintf(err, errlen, "replica = %s: %s", p->replica, why);
         return -1;
     }
-    if (!s->blocks && !s->length) {
-        snprintf(err, errlen, "corrupt needs offset and length, or blocks = N");
-        return -1;
-    }
-    size_t m = strlen(lab->mount);
-    const char *p = s->path[0] ? s->path : f->env->target_path ? f->env->target_path : "";
-    if (strncmp(p, lab->mount, m) == 0 && (p[m] == '/' || !p[m]))
-        p += m;
-    while (*p == '/')
-        p++;
-    snprintf(f->path, sizeof f->path, "%s", p); /* "" is the whole volume */
-    char full[PATH_MAX + 200];
-    snprintf(full, sizeof full, "%s/%s", lab->mount, f->path);
+    size_t m = strlen(r.mount);
+    const char *rel = p->path[0] ? p->path : f->env->target_path ? f->env->target_path : "";
+    if (strncmp(rel, r.mount, m) == 0 && (rel[m] == '/' || !rel[m]))
+        rel += m;
+    while (*rel == '/')
+        rel++;
+    snprintf(s->path, sizeof s->path, "%s", rel); /* "" is the whole volume */
+    char full[2 * PATH_MAX + 2];
+    snprintf(full, sizeof full, "%s/%s", r.mount, s->path);
     struct stat st;
     if (stat(full, &st) != 0) {
         snprintf(err, errlen, "corrupt: %s is not in the volume: %s", full, strerror(errno));
         return -1;
     }
-    f->starts[0] = seed_of(f);
+    s->seed = seed_of(f);
     return 0;
 }
 
-static int corrupt_prepare(struct fault *f, char *err, size_t errlen)
+/* A local file or device that may be overwritten: its size (the tested
+ * region of the target).  0, or -1 with err naming the rule. */
+static int local_size(const struct fault *f, const char *path, uint64_t *size, char *err,
+                      size_t errlen)
 {
-    const struct fault_spec *s = &f->spec;
-    if (!f->env->allow_destructive) {
-        snprintf(err, errlen, "refusing fault '%s' (corrupt): it needs [scenario] "
-                 "allow_destructive = yes", s->name);
-        return -1;
-    }
-    if (s->replica[0])
-        return replica_prepare(f, err, errlen);
-    const char *path = s->path[0] ? s->path : f->env->target_path;
-    if (!path || !*path) {
-        snprintf(err, errlen, "corrupt needs path (the scenario's target is not a file)");
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s", path);
+    const char *name = f->spec.name;
     struct stat st;
     if (stat(path, &st) != 0) {
         snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
@@ -129,20 +192,20 @@ static int corrupt_prepare(struct fault *f, char *err, size_t errlen)
     }
     if (!allowed(f, path)) {
         snprintf(err, errlen, "refusing fault '%s' (corrupt): %s is neither the scenario's "
-                 "target nor listed in [scenario] allow_paths", s->name, path);
+                 "target nor listed in [scenario] allow_paths", name, path);
         return -1;
     }
-    uint64_t size = (uint64_t)st.st_size;
+    *size = (uint64_t)st.st_size;
     if (S_ISBLK(st.st_mode)) {
         char why[2300];
         int busy = blockdev_in_use(st.st_rdev, why, sizeof why);
         if (busy != 0) {
             snprintf(err, errlen, "refusing fault '%s' (corrupt): %s: %s; a mounted block "
-                     "device is always refused", s->name, path, busy > 0 ? why : "unknown use");
+                     "device is always refused", name, path, busy > 0 ? why : "unknown use");
             return -1;
         }
         int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) != 0) {
+        if (fd < 0 || ioctl(fd, BLKGETSIZE64, size) != 0) {
             snprintf(err, errlen, "cannot read the size of %s: %s", path, strerror(errno));
             if (fd >= 0)
                 close(fd);
@@ -153,109 +216,154 @@ static int corrupt_prepare(struct fault *f, char *err, size_t errlen)
         snprintf(err, errlen, "corrupt: %s is neither a file nor a block device", path);
         return -1;
     }
-    if (same_file(path, f->env->target_path ? f->env->target_path : "") && f->env->target_bytes)
-        size = f->env->target_bytes; /* the tested region only */
-    uint64_t seed = seed_of(f);
-    f->nranges = 0;
-    if (s->blocks) {
-        uint32_t bs = f->env->block_size ? f->env->block_size : 4096;
-        uint64_t nb = size / bs;
-        if (s->blocks > 64 || s->blocks > nb) {
-            snprintf(err, errlen, "blocks = %llu: at most 64, and %s has %llu blocks of %u",
-                     (unsigned long long)s->blocks, path, (unsigned long long)nb, bs);
-            return -1;
-        }
-        while (f->nranges < s->blocks) {
-            uint64_t b = rng_split(&seed) % nb, k;
-            for (k = 0; k < f->nranges && f->ranges[k][0] != b * bs; k++)
-                ;
-            if (k < f->nranges)
-                continue; /* distinct blocks */
-            f->ranges[f->nranges][0] = b * bs;
-            f->ranges[f->nranges++][1] = bs;
-        }
-    } else if (s->length) {
-        if (s->offset + s->length > size) {
-            snprintf(err, errlen, "offset %llu + length %llu is beyond the end of %s (%llu bytes)",
-                     (unsigned long long)s->offset, (unsigned long long)s->length, path,
-                     (unsigned long long)size);
-            return -1;
-        }
-        f->ranges[0][0] = s->offset;
-        f->ranges[0][1] = s->length;
-        f->nranges = 1;
-    } else {
-        snprintf(err, errlen, "corrupt needs offset and length, or blocks = N");
-        return -1;
-    }
-    f->starts[0] = seed; /* the bytes written follow from it */
+    if (same_file(path, f->env->target_path) && f->env->target_bytes)
+        *size = f->env->target_bytes; /* the tested region only */
     return 0;
 }
 
-/* Changes bytes off..off+len of fd as the mode says. */
-static int change(const struct fault *f, int fd, const char *path, uint64_t off, uint64_t len,
-                  uint64_t *seed, unsigned bit, char *err, size_t errlen)
+/* The ranges of a local path of `size` bytes: distinct random blocks, or
+ * the one range offset..offset+length. */
+static int pick_ranges(const struct fault *f, struct corrupt_fault *s, uint64_t size, char *err,
+                       size_t errlen)
 {
-    int rc = 0;
-    {
-        unsigned char buf[65536];
-        for (uint64_t done = 0; done < len && rc == 0;) {
-            size_t n = len - done < sizeof buf ? (size_t)(len - done) : sizeof buf;
-            ssize_t got = pread(fd, buf, n, (off_t)(off + done));
-            if (got != (ssize_t)n) {
-                snprintf(err, errlen, "cannot read %s at %llu: %s", path,
-                         (unsigned long long)(off + done), got < 0 ? strerror(errno) : "short");
-                rc = -1;
-                break;
-            }
-            for (size_t i = 0; i < n; i++) {
-                switch (f->spec.mode_choice) {
-                case CORRUPT_RANDOM: {
-                    unsigned char v = (unsigned char)rng_split(seed);
-                    buf[i] = v != buf[i] ? v : (unsigned char)(v ^ 0x5a);
-                    break;
-                }
-                case CORRUPT_ZERO:
-                    buf[i] = 0;
-                    break;
-                default:
-                    buf[i] ^= (unsigned char)(1u << bit);
-                }
-            }
-            if (pwrite(fd, buf, n, (off_t)(off + done)) != (ssize_t)n) {
-                snprintf(err, errlen, "cannot write %s at %llu: %s", path,
-                         (unsigned long long)(off + done), strerror(errno));
-                rc = -1;
-            }
-            done += n;
+    const struct corrupt_params *p = params(f);
+    uint64_t seed = s->seed;
+    s->nranges = 0;
+    if (p->blocks) {
+        uint32_t bs = block_size(f);
+        uint64_t nb = size / bs;
+        if (p->blocks > MAX_RANGES || p->blocks > nb) {
+            snprintf(err, errlen, "blocks = %llu: at most %d, and %s has %llu blocks of %u",
+                     (unsigned long long)p->blocks, MAX_RANGES, s->path, (unsigned long long)nb,
+                     bs);
+            return -1;
         }
+        while (s->nranges < p->blocks) {
+            uint64_t b = rng_split(&seed) % nb, k;
+            for (k = 0; k < s->nranges && s->ranges[k][0] != b * bs; k++)
+                ;
+            if (k < s->nranges)
+                continue; /* distinct blocks */
+            s->ranges[s->nranges][0] = b * bs;
+            s->ranges[s->nranges++][1] = bs;
+        }
+        return 0;
     }
-    return rc;
-}
-
-static int corrupt_inject(struct fault *f, char *err, size_t errlen);
-
-static int local_inject(struct fault *f, char *err, size_t errlen)
-{
-    int fd = open(f->path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", f->path, strerror(errno));
+    if (!p->length) {
+        snprintf(err, errlen, "corrupt needs offset and length, or blocks = N");
         return -1;
     }
-    uint64_t seed = f->starts[0];
-    unsigned bit = (unsigned)(rng_split(&seed) % 8);
-    int rc = 0;
-    for (unsigned r = 0; r < f->nranges && rc == 0; r++)
-        rc = change(f, fd, f->path, f->ranges[r][0], f->ranges[r][1], &seed, bit, err, errlen);
+    if (p->offset + p->length > size) {
+        snprintf(err, errlen, "offset %llu + length %llu is beyond the end of %s (%llu bytes)",
+                 (unsigned long long)p->offset, (unsigned long long)p->length, s->path,
+                 (unsigned long long)size);
+        return -1;
+    }
+    s->ranges[0][0] = p->offset;
+    s->ranges[0][1] = p->length;
+    s->nranges = 1;
+    return 0;
+}
+
+static int corrupt_prepare(struct fault *f, char *err, size_t errlen)
+{
+    const struct corrupt_params *p = params(f);
+    if (!f->env->allow_destructive) {
+        snprintf(err, errlen, "refusing fault '%s' (corrupt): it needs [scenario] "
+                 "allow_destructive = yes", f->spec.name);
+        return -1;
+    }
+    struct corrupt_fault *s = fault_state(f, sizeof *s, err, errlen);
+    if (!s)
+        return -1;
+    if (p->replica[0]) {
+        if (!p->blocks && !p->length) {
+            snprintf(err, errlen, "corrupt needs offset and length, or blocks = N");
+            return -1;
+        }
+        return replica_prepare(f, s, err, errlen);
+    }
+    const char *path = p->path[0] ? p->path : f->env->target_path;
+    if (!path || !*path) {
+        snprintf(err, errlen, "corrupt needs path (the scenario's target is not a file)");
+        return -1;
+    }
+    snprintf(s->path, sizeof s->path, "%s", path);
+    uint64_t size;
+    if (local_size(f, path, &size, err, errlen) != 0)
+        return -1;
+    s->seed = seed_of(f);
+    s->on_target = same_file(path, f->env->target_path);
+    return pick_ranges(f, s, size, err, errlen);
+}
+
+/* Changes bytes off..off+len of fd as the mode says. */
+static int change(int mode, int fd, const char *path, uint64_t off, uint64_t len, uint64_t *seed,
+                  unsigned bit, char *err, size_t errlen)
+{
+    unsigned char buf[65536];
+    for (uint64_t done = 0; done < len;) {
+        size_t n = len - done < sizeof buf ? (size_t)(len - done) : sizeof buf;
+        ssize_t got = pread(fd, buf, n, (off_t)(off + done));
+        if (got != (ssize_t)n) {
+            snprintf(err, errlen, "cannot read %s at %llu: %s", path,
+                     (unsigned long long)(off + done), got < 0 ? strerror(errno) : "short");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            switch (mode) {
+            case CORRUPT_RANDOM: {
+                unsigned char v = (unsigned char)rng_split(seed);
+                buf[i] = v != buf[i] ? v : (unsigned char)(v ^ 0x5a);
+                break;
+            }
+            case CORRUPT_ZERO:
+                buf[i] = 0;
+                break;
+            default:
+                buf[i] ^= (unsigned char)(1u << bit);
+            }
+        }
+        if (pwrite(fd, buf, n, (off_t)(off + done)) != (ssize_t)n) {
+            snprintf(err, errlen, "cannot write %s at %llu: %s", path,
+                     (unsigned long long)(off + done), strerror(errno));
+            return -1;
+        }
+        done += n;
+    }
+    return 0;
+}
+
+/* Overwrites one range of one file and syncs it. */
+static int change_file(int mode, const char *path, const uint64_t range[2], uint64_t *seed,
+                       unsigned bit, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %.400s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = change(mode, fd, path, range[0], range[1], seed, bit, err, errlen);
     if (rc == 0 && fdatasync(fd) != 0) {
-        snprintf(err, errlen, "cannot sync %s: %s", f->path, strerror(errno));
+        snprintf(err, errlen, "cannot sync %.400s: %s", path, strerror(errno));
         rc = -1;
     }
     close(fd);
     return rc;
 }
 
-/* --- replica: one server's brick copy --- */
+static int local_inject(struct fault *f, char *err, size_t errlen)
+{
+    struct corrupt_fault *s = f->state;
+    uint64_t seed = s->seed;
+    unsigned bit = (unsigned)(rng_split(&seed) % 8);
+    for (unsigned r = 0; r < s->nranges; r++)
+        if (change_file(params(f)->mode, s->path, s->ranges[r], &seed, bit, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+/* --- replica: one server's copy --- */
 
 struct walk {
     char (*rel)[PATH_MAX];
@@ -295,14 +403,16 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
     return FTW_CONTINUE;
 }
 
-/* Picks the ranges (and their files) in the volume as the client sees it. */
-static int replica_pick(struct fault *f, uint64_t *seed, char *err, size_t errlen)
+/* Picks the ranges (and their files) in the volume as the client sees it
+ * under mount. */
+static int replica_pick(struct fault *f, const char *mount, uint64_t *seed, char *err,
+                        size_t errlen)
 {
-    const struct lab *lab = f->env->lab;
-    struct walk w = {.skip = strlen(lab->mount) + 1,
-                     .bs = f->env->block_size ? f->env->block_size : 4096};
-    char root[PATH_MAX + 200];
-    snprintf(root, sizeof root, "%s%s%s", lab->mount, f->path[0] ? "/" : "", f->path);
+    struct corrupt_fault *s = f->state;
+    const struct corrupt_params *p = params(f);
+    struct walk w = {.skip = strlen(mount) + 1, .bs = block_size(f)};
+    char root[2 * PATH_MAX + 2];
+    snprintf(root, sizeof root, "%s%s%s", mount, s->path[0] ? "/" : "", s->path);
     walking = &w;
     int rc = nftw(root, collect, 32, FTW_PHYS | FTW_ACTIONRETVAL);
     walking = NULL;
@@ -313,17 +423,16 @@ static int replica_pick(struct fault *f, uint64_t *seed, char *err, size_t errle
         free(w.size);
         return -1;
     }
-    const struct fault_spec *s = &f->spec;
-    f->nranges = 0;
-    size_t used = 0, cap = 64 * 256;
-    free(f->files);
-    f->files = calloc(1, cap);
-    unsigned which[64];
-    for (unsigned tries = 0; f->files && f->nranges < (s->blocks ? s->blocks : 1) &&
+    s->nranges = 0;
+    size_t used = 0, cap = MAX_RANGES * 256;
+    free(s->files);
+    s->files = calloc(1, cap);
+    unsigned which[MAX_RANGES];
+    for (unsigned tries = 0; s->files && s->nranges < (p->blocks ? p->blocks : 1) &&
                              tries < 100000; tries++) {
         unsigned fi = (unsigned)(rng_split(seed) % w.n);
-        uint64_t off = s->offset, len = s->length;
-        if (s->blocks) {
+        uint64_t off = p->offset, len = p->length;
+        if (p->blocks) {
             off = rng_split(seed) % (w.size[fi] / w.bs) * w.bs;
             len = w.bs;
         } else if (w.n > 1 || off + len > w.size[fi]) {
@@ -333,95 +442,66 @@ static int replica_pick(struct fault *f, uint64_t *seed, char *err, size_t errle
             break;
         }
         unsigned k;
-        for (k = 0; k < f->nranges && !(which[k] == fi && f->ranges[k][0] == off); k++)
+        for (k = 0; k < s->nranges && !(which[k] == fi && s->ranges[k][0] == off); k++)
             ;
-        if (k < f->nranges)
+        if (k < s->nranges)
             continue; /* distinct blocks */
         size_t l = strlen(w.rel[fi]) + 1;
         if (used + l > cap)
             break;
-        memcpy(f->files + used, w.rel[fi], l);
+        memcpy(s->files + used, w.rel[fi], l);
         used += l;
-        which[f->nranges] = fi;
-        f->ranges[f->nranges][0] = off;
-        f->ranges[f->nranges++][1] = len;
+        which[s->nranges] = fi;
+        s->ranges[s->nranges][0] = off;
+        s->ranges[s->nranges++][1] = len;
     }
     free(w.rel);
     free(w.size);
-    if (!f->files) {
+    if (!s->files) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     return rc;
 }
 
+/* What the child that writes the replica's copy needs. */
+struct replica_write {
+    const struct fault *f;
+    const char *copy;
+    uint64_t seed;
+    unsigned bit;
+};
+
+/* In the child, inside the namespaces where the copy is mounted. */
+static int write_copy(void *ctx, char *err, size_t errlen)
+{
+    struct replica_write *w = ctx;
+    const struct corrupt_fault *s = w->f->state;
+    const char *rel = s->files;
+    for (unsigned r = 0; r < s->nranges; r++, rel += strlen(rel) + 1) {
+        char path[2 * PATH_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", w->copy, rel);
+        if (change_file(params(w->f)->mode, path, s->ranges[r], &w->seed, w->bit, err, errlen) !=
+            0)
+            return -1;
+    }
+    return 0;
+}
+
 static int replica_inject(struct fault *f, char *err, size_t errlen)
 {
-    uint64_t seed = f->starts[0];
-    unsigned bit = (unsigned)(rng_split(&seed) % 8);
-    if (replica_pick(f, &seed, err, errlen) != 0)
+    const struct fault_lab *lab = f->env->lab;
+    struct corrupt_fault *s = f->state;
+    struct lab_replica r;
+    if (lab->replica(lab->ctx, params(f)->replica, &r, err, errlen) != 0)
         return -1;
-    char brick[256];
-    pid_t holder;
-    uint64_t start;
-    if (lab_gluster_brick(f->env->lab, f->spec.replica, brick, sizeof brick, &holder, &start, err,
-                          errlen) != 0)
+    struct replica_write w = {.f = f, .copy = r.copy, .seed = s->seed};
+    w.bit = (unsigned)(rng_split(&w.seed) % 8);
+    if (replica_pick(f, r.mount, &w.seed, err, errlen) != 0)
         return -1;
-    char nspath[64];
-    snprintf(nspath, sizeof nspath, "/proc/%d/ns/mnt", (int)holder);
-    int nsfd = open(nspath, O_RDONLY | O_CLOEXEC);
-    int pipefd[2];
-    if (nsfd < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "cannot enter the mount namespace of %s: %s", f->spec.replica,
-                 strerror(errno));
-        if (nsfd >= 0)
-            close(nsfd);
-        return -1;
-    }
-    pid_t child = fork();
-    if (child == 0) {
-        /* In the server's mount namespace: its brick is mounted there only. */
-        char e[512] = "";
-        int rc = setns(nsfd, CLONE_NEWNS) == 0 ? 0 : -1;
-        if (rc)
-            snprintf(e, sizeof e, "setns: %s", strerror(errno));
-        const char *rel = f->files;
-        for (unsigned r = 0; rc == 0 && r < f->nranges; r++, rel += strlen(rel) + 1) {
-            char path[PATH_MAX + 300];
-            snprintf(path, sizeof path, "%s/%s", brick, rel);
-            int fd = open(path, O_RDWR | O_CLOEXEC);
-            if (fd < 0) {
-                snprintf(e, sizeof e, "cannot open %.400s on %s: %s", path, f->spec.replica,
-                         strerror(errno));
-                rc = -1;
-                break;
-            }
-            rc = change(f, fd, path, f->ranges[r][0], f->ranges[r][1], &seed, bit, e, sizeof e);
-            if (rc == 0 && fdatasync(fd) != 0) {
-                snprintf(e, sizeof e, "cannot sync %.400s: %s", path, strerror(errno));
-                rc = -1;
-            }
-            close(fd);
-        }
-        if (rc && write(pipefd[1], e, strlen(e)) < 0)
-            _exit(2);
-        _exit(rc ? 1 : 0);
-    }
-    close(nsfd);
-    close(pipefd[1]);
-    if (child < 0) {
-        close(pipefd[0]);
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        return -1;
-    }
-    char e[512];
-    ssize_t n = read(pipefd[0], e, sizeof e - 1);
-    close(pipefd[0]);
-    int status;
-    waitpid(child, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        e[n > 0 ? n : 0] = 0;
-        snprintf(err, errlen, "corrupt on %s: %s", f->spec.replica, n > 0 ? e : "failed");
+    char why[1024];
+    if (proc_call_at(&r.at, write_copy, &w, why, sizeof why) != 0) {
+        snprintf(err, errlen, "corrupt on %s: %s", params(f)->replica, why);
         return -1;
     }
     return 0;
@@ -429,40 +509,70 @@ static int replica_inject(struct fault *f, char *err, size_t errlen)
 
 static int corrupt_inject(struct fault *f, char *err, size_t errlen)
 {
-    return f->spec.replica[0] ? replica_inject(f, err, errlen) : local_inject(f, err, errlen);
+    return params(f)->replica[0] ? replica_inject(f, err, errlen) : local_inject(f, err, errlen);
 }
 
 static void corrupt_describe(const struct fault *f, char *out, size_t n)
 {
     static const char *const modes[] = {"random bytes", "zeroes", "flipped bits"};
-    size_t used;
-    if (f->spec.replica[0]) {
-        used = (size_t)snprintf(out, n, "%s written over %u ranges of %s's brick copy of the "
-                                "volume%s%s:", modes[f->spec.mode_choice], f->nranges,
-                                f->spec.replica, f->path[0] ? ", under " : "", f->path);
-        const char *rel = f->files;
-        for (unsigned i = 0; rel && i < f->nranges && used < n; i++, rel += strlen(rel) + 1)
-            used += (size_t)snprintf(out + used, n - used, " %s@%llu", rel,
-                                     (unsigned long long)f->ranges[i][0]);
+    const struct corrupt_fault *s = f->state;
+    const struct corrupt_params *p = params(f);
+    if (!s) {
+        snprintf(out, n, "%s", modes[p->mode]);
         return;
     }
-    if (f->spec.blocks) {
-        uint32_t bs = f->env->block_size ? f->env->block_size : 4096;
-        used = (size_t)snprintf(out, n, "%s written over %u blocks of %u bytes of %s:",
-                                modes[f->spec.mode_choice], f->nranges, bs, f->path);
-        for (unsigned i = 0; i < f->nranges && used < n; i++)
-            used += (size_t)snprintf(out + used, n - used, " %llu",
-                                     (unsigned long long)(f->ranges[i][0] / bs));
-    } else {
-        snprintf(out, n, "%s written over bytes %llu..%llu of %s", modes[f->spec.mode_choice],
-                 (unsigned long long)f->ranges[0][0],
-                 (unsigned long long)(f->ranges[0][0] + f->ranges[0][1] - 1), f->path);
+    size_t used;
+    if (p->replica[0]) {
+        used = (size_t)snprintf(out, n, "%s written over %u ranges of %s's brick copy of the "
+                                "volume%s%s:", modes[p->mode], s->nranges, p->replica,
+                                s->path[0] ? ", under " : "", s->path);
+        const char *rel = s->files;
+        for (unsigned i = 0; rel && i < s->nranges && used < n; i++, rel += strlen(rel) + 1)
+            used += (size_t)snprintf(out + used, n - used, " %s@%llu", rel,
+                                     (unsigned long long)s->ranges[i][0]);
+        return;
     }
+    if (p->blocks) {
+        uint32_t bs = block_size(f);
+        used = (size_t)snprintf(out, n, "%s written over %u blocks of %u bytes of %s:",
+                                modes[p->mode], s->nranges, bs, s->path);
+        for (unsigned i = 0; i < s->nranges && used < n; i++)
+            used += (size_t)snprintf(out + used, n - used, " %llu",
+                                     (unsigned long long)(s->ranges[i][0] / bs));
+    } else {
+        snprintf(out, n, "%s written over bytes %llu..%llu of %s", modes[p->mode],
+                 (unsigned long long)s->ranges[0][0],
+                 (unsigned long long)(s->ranges[0][0] + s->ranges[0][1] - 1), s->path);
+    }
+}
+
+static unsigned corrupt_overwrote(const struct fault *f, const uint64_t (**ranges)[2],
+                                  bool *on_target)
+{
+    const struct corrupt_fault *s = f->state;
+    if (!s)
+        return 0;
+    *ranges = s->ranges;
+    *on_target = s->on_target;
+    return s->nranges;
+}
+
+static void corrupt_release(struct fault *f)
+{
+    struct corrupt_fault *s = f->state;
+    free(s->files);
+    s->files = NULL;
 }
 
 const struct fault_ops fault_corrupt = {
     .action = "corrupt",
+    .keys = corrupt_keys,
+    .nkeys = sizeof corrupt_keys / sizeof corrupt_keys[0],
+    .check = corrupt_check,
+    .schedule = corrupt_schedule,
     .prepare = corrupt_prepare,
     .inject = corrupt_inject,
     .describe = corrupt_describe,
+    .overwrote = corrupt_overwrote,
+    .release = corrupt_release,
 };

@@ -2,6 +2,7 @@
 #include "fault.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "undo.h"
@@ -10,27 +11,75 @@ extern const struct fault_ops fault_link_down, fault_port_down, fault_port_flap,
     fault_switch_down, fault_partition, fault_loss, fault_bandwidth, fault_kill, fault_pause,
     fault_restart, fault_corrupt, fault_command;
 
-/* The order of this list is the order of fault_actions. */
-static const struct fault_ops *const all[] = {
+/* Every family, one line each, in the order of the reference. */
+static const struct fault_ops *const families[] = {
     &fault_link_down, &fault_port_down, &fault_port_flap, &fault_switch_down,
     &fault_partition, &fault_loss,      &fault_bandwidth, &fault_kill,
     &fault_pause,     &fault_restart,   &fault_corrupt,   &fault_command,
 };
+#define NFAMILIES (sizeof families / sizeof families[0])
 
-const char *const fault_actions = "link-down|port-down|port-flap|switch-down|partition|loss|"
-                                  "bandwidth|kill|pause|restart|corrupt|command";
-
-const struct fault_ops *fault_ops_of(int action_choice)
+unsigned fault_families(const struct fault_ops *const **out)
 {
-    if (action_choice < 0 || (size_t)action_choice >= sizeof all / sizeof all[0])
-        return NULL;
-    return all[action_choice];
+    *out = families;
+    return NFAMILIES;
 }
 
-const char *fault_action_name(int action_choice)
+const struct fault_ops *fault_ops_find(const char *action)
 {
-    const struct fault_ops *o = fault_ops_of(action_choice);
-    return o ? o->action : "?";
+    for (size_t i = 0; i < NFAMILIES; i++)
+        if (strcmp(families[i]->action, action) == 0)
+            return families[i];
+    return NULL;
+}
+
+const char *fault_actions(void)
+{
+    static char text[512];
+    if (!text[0]) {
+        size_t used = 0;
+        for (size_t i = 0; i < NFAMILIES && used < sizeof text; i++)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? "|" : "",
+                                     families[i]->action);
+    }
+    return text;
+}
+
+void fault_keys_text(const struct fault_ops *ops, char *out, size_t n)
+{
+    size_t used = (size_t)snprintf(out, n, " ");
+    for (unsigned i = 0; i < ops->nkeys && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s ", ops->keys[i].name);
+}
+
+void *fault_state(struct fault *f, size_t size, char *err, size_t errlen)
+{
+    fault_release(f); /* prepared again: start afresh */
+    f->state = calloc(1, size);
+    if (!f->state)
+        snprintf(err, errlen, "out of memory for fault %s", f->spec.name);
+    return f->state;
+}
+
+void fault_release(struct fault *f)
+{
+    if (!f->state)
+        return;
+    if (f->ops && f->ops->release)
+        f->ops->release(f);
+    free(f->state);
+    f->state = NULL;
+}
+
+void fault_schedule_of(const struct fault_spec *s, struct fault_schedule *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->ops && s->ops->schedule) {
+        s->ops->schedule(s, out);
+        return;
+    }
+    out->shape = FAULT_LASTING;
+    out->clear_after_ns = s->duration_ns;
 }
 
 int fault_plan_undo(struct fault *f, const char *kind, const char *args)
@@ -83,4 +132,9 @@ const struct fault_host *fault_find_host(const struct fault_env *env, const char
         if (strcmp(env->hosts[i].name, name) == 0)
             return &env->hosts[i];
     return NULL;
+}
+
+const char *fault_netns_arg(const struct fault_host *h)
+{
+    return h->netns[0] ? h->netns : "-";
 }

@@ -1,8 +1,14 @@
 /*
  * fault — outages on a timeline, always undone.
  *
- * A fault family is one file filling a `struct fault_ops` (inject, clear,
- * describe); the timeline never knows which one runs:
+ * A fault family is one file that fills a `struct fault_ops` and one line
+ * in the table of fault.c.  Everything special to the family lives there:
+ * the keys its [fault NAME] section takes (a key table, values in the
+ * section's params), the checks of that section, how long it lasts
+ * (instant, until cleared, or in steps), its own state (behind f->state),
+ * inject, clear, the words for the report, and which bytes it overwrote.
+ * The scenario parser, the timeline, the verdict and the reports use only
+ * this table and never know which family runs:
  *
  *   link.c       link-down      a host's interface down, then up (netlink, in its namespace)
  *   port.c       port-down,     the switch port facing a host down / bounced
@@ -16,9 +22,15 @@
  *   corrupt.c    corrupt        overwrite byte ranges or blocks of a file or device
  *   command.c    command        any command at inject, its undo at clear
  *
- * Before inject() changes anything it writes an undo record (undo.h) that
- * says how to put things back; clear() puts them back and marks the record
- * done.  `faultline cleanup` replays what a killed run left undone.
+ * Before inject() changes anything the timeline writes the undo records the
+ * family planned (undo.h), which say how to put things back; clear() puts
+ * them back and marks the records done.  `faultline cleanup` replays what a
+ * killed run left undone.
+ *
+ * Faults reach nothing above them: what they may know of the run and its
+ * lab comes in struct fault_env, filled by the timeline, including the
+ * lab's callbacks for "which process is this host's service" and "where is
+ * this replica's copy".
  */
 #ifndef FL_FAULT_H
 #define FL_FAULT_H
@@ -29,50 +41,55 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../lib/keys.h"
+#include "../lib/proc.h"
+
 #define FL_MAX_FAULTS 64
 #define FL_MAX_HOSTS 16
+#define FL_MAX_UNDO 8
+#define FAULT_PARAMS_MAX 3072 /* room for the largest family's own keys */
+#define AT_MOST_A_DAY 86400000000000ull
 
 enum fault_dir { DIR_BOTH, DIR_IN, DIR_OUT };
-enum corrupt_mode { CORRUPT_RANDOM, CORRUPT_ZERO, CORRUPT_BITFLIP };
 
 /* A [fault NAME] section, as the scenario says it. */
 struct fault_spec {
     char name[64];
-    int line; /* of the section header, for messages */
-    int action_choice;
+    int line;                     /* of the section header, for messages */
+    const struct fault_ops *ops;  /* its action's family */
     char host[32];
     uint64_t at_ns;
-    uint64_t duration_ns; /* 0: until the end of the run */
-    /* port-flap */
-    uint64_t count, period_ns;
-    /* partition, loss, bandwidth */
-    char peers[512];
-    int direction_choice; /* enum fault_dir */
-    unsigned percent;
-    uint64_t port;
-    uint64_t rate_bps, burst;
-    /* overrides for hosts outside the lab */
-    char interface[16];
+    uint64_t duration_ns;         /* 0: until the end of the run */
+    char interface[16];           /* where to reach a host outside the lab */
     char switch_port[16];
-    char switch_name[16];
-    /* kill, pause, restart */
-    char process[64];
-    char pidfile[256];
-    uint64_t pid;
-    uint64_t restart_after_ns;
-    /* corrupt */
-    char path[1024];
-    char replica[16]; /* a gluster lab server: corrupt its brick copy */
-    uint64_t offset, length, blocks;
-    int mode_choice; /* enum corrupt_mode */
-    uint64_t seed;
-    bool seed_given;
-    /* command */
-    char command[1024];
-    char undo[1024];
-    /* which keys the section set (bit per key of the table), for checks */
-    uint64_t set;
+    /* the family's own keys, laid out as its key table says (FAULT_PARAMS) */
+    _Alignas(max_align_t) unsigned char params[FAULT_PARAMS_MAX];
 };
+
+/* The family's params of a spec, as its own struct. */
+#define FAULT_PARAMS(spec, type) ((type *)(void *)(spec)->params)
+
+/* For a family's key table: a field of its params struct, or a common one. */
+#define FAULT_PARAM(type, field)                                                               \
+    offsetof(struct fault_spec, params) + offsetof(type, field), sizeof(((type *)0)->field)
+#define FAULT_PARAM_GIVEN(type, field)                                                         \
+    (offsetof(struct fault_spec, params) + offsetof(type, field) + 1)
+#define FAULT_COMMON(field) KEY_FIELD(struct fault_spec, field)
+
+/* Keys several families take, written once. */
+#define FAULT_KEY_DURATION                                                                     \
+    {"duration", KEY_DURATION, NULL, NULL, FAULT_COMMON(duration_ns), 1000000, AT_MOST_A_DAY,  \
+     "how long (default: until the end of the workload, and cleared then)", 0}
+#define FAULT_KEY_INTERFACE                                                                    \
+    {"interface", KEY_TEXT, NULL, NULL, FAULT_COMMON(interface), 0, 0,                        \
+     "link-down, bandwidth: the host's interface (lab hosts know theirs)", 0}
+#define FAULT_KEY_SWITCH_PORT                                                                  \
+    {"switch_port", KEY_TEXT, NULL, NULL, FAULT_COMMON(switch_port), 0, 0,                    \
+     "port-down, port-flap, bandwidth: the switch port facing the host (lab hosts know theirs)", \
+     0}
+#define FAULT_KEY_DIRECTION(type, field)                                                       \
+    {"direction", KEY_CHOICE, "both", "both|in|out", FAULT_PARAM(type, field), 0, 0,           \
+     "partition, loss, bandwidth: which traffic of the host", 0}
 
 /* A [host NAME] section: a machine outside the lab, reachable locally
  * through a network namespace. */
@@ -92,31 +109,76 @@ struct fault_host {
     char ifname[16]; /* its interface, inside netns */
     char port[16];   /* its switch port, in our namespace; "" unknown */
     char addr[64];
-    bool lab;        /* a lab host: its service can be restarted */
-    pid_t pid;       /* its service (lab) */
+    bool lab;        /* a host of the lab: the lab knows its processes */
+};
+
+/* A process the lab runs on a host, as fault_lab.process() names it. */
+struct lab_process {
+    char name[64];   /* for people: "tgtd", "brick" */
+    char comm[32];   /* match processes of this name in the host's namespace; "" */
+    pid_t pid;       /* or exactly this one (the host's service), 0 for none */
     uint64_t start;
+    bool restartable; /* the lab can start it again (restart, restart_after) */
+};
+
+/* Where one replica's copy of the volume lives (corrupt replica = NAME). */
+struct lab_replica {
+    char mount[PATH_MAX]; /* the volume as the client sees it */
+    char copy[PATH_MAX];  /* the replica's own directory of the volume, seen at `at` */
+    struct proc_place at; /* the namespaces in which that directory is mounted */
+};
+
+/* What the run's lab lends to faults: callbacks by the lab's own names. */
+struct fault_lab {
+    void *ctx;
+    /* Whether the lab runs `process` ("": the host's service) on lab host
+     * `host`; the PID is the one running now.  0: yes (*p filled), 1: the
+     * lab knows no such process there, -1 with err. */
+    int (*process)(void *ctx, const char *host, const char *process, struct lab_process *p,
+                   char *err, size_t errlen);
+    /* Starts that process again, configured as before.  0, or -1 with err. */
+    int (*restart)(void *ctx, const char *host, const char *process, char *err, size_t errlen);
+    /* The copy of replica `name` (NULL: the lab keeps no replicas).  0, or
+     * -1 with err ("not a server of ..."). */
+    int (*replica)(void *ctx, const char *name, struct lab_replica *r, char *err,
+                   size_t errlen);
 };
 
 struct undo_log;
-struct lab;
 
 /* What faults may know of the run (filled by the timeline). */
 struct fault_env {
-    const char *dir;        /* the run directory */
+    const char *dir;          /* the run directory */
     struct undo_log *undo;
-    const struct lab *lab;  /* NULL without a lab */
-    const char *target_path; /* the scenario's own target (file, device or lab LUN) */
+    const struct fault_lab *lab; /* NULL without a lab */
+    const char *replica_labs; /* lab kinds that keep replicas, for messages */
+    const char *target_path;  /* the scenario's own target (file, device or lab LUN) */
     uint32_t block_size;
     uint64_t target_bytes;
     bool allow_destructive;
-    const char *allow_paths; /* comma-separated */
-    char tag[16];           /* short run tag for names (nft tables): "fl" + 6 hex */
+    const char *allow_paths;  /* comma-separated */
+    char tag[16];             /* short run tag for names (nft tables): "fl" + 6 hex */
     struct fault_host hosts[FL_MAX_HOSTS]; /* every host the scenario knows */
     unsigned nhosts;
-    char bridge[16];        /* the lab's switch, "" without a lab */
+    char bridge[16];          /* the lab's switch, "" without a lab */
 };
 
-#define FL_MAX_UNDO 8
+/* How a fault lasts, from its spec (fault_ops.schedule). */
+enum fault_shape {
+    FAULT_INSTANT, /* done once injected: nothing to clear */
+    FAULT_LASTING, /* in effect until cleared */
+    FAULT_STEPPED, /* `steps` inject/clear pairs, one every `period_ns` */
+};
+struct fault_schedule {
+    enum fault_shape shape;
+    uint64_t clear_after_ns; /* LASTING: cleared this long after inject; 0: at the end */
+    uint64_t steps, period_ns; /* STEPPED: each step is down for half the period */
+};
+
+/* What the parser tells a family's check about the whole scenario. */
+struct fault_rules {
+    bool allow_destructive;
+};
 
 /* One fault of a run: its spec, where it acts and what happened. */
 struct fault {
@@ -125,13 +187,13 @@ struct fault {
     const struct fault_ops *ops;
     struct fault_env *env;
     struct fault_host host;
-    char peers[FL_MAX_HOSTS][64]; /* partition/loss peers' addresses */
-    unsigned npeers;
+    struct fault_schedule schedule;
     /* what happened, ns since the run started */
     bool active;
+    bool applied;        /* its change was made (even if its clear failed later) */
     uint64_t scheduled_ns, injected_ns, cleared_ns; /* 0: not (yet) */
     uint64_t apply_ns;   /* how long inject itself took */
-    unsigned steps_done; /* port-flap bounces */
+    unsigned steps_done; /* a stepped fault's steps so far */
     char detail[1024];   /* what exactly was done, for the report */
     char error[1100];    /* why inject or clear failed */
     /* undo: what puts it back, known before inject (written ahead by the
@@ -142,42 +204,58 @@ struct fault {
     int undo_seq[FL_MAX_UNDO];
     unsigned nundo;
     bool undo_failed; /* a record stays open for `faultline cleanup` */
-    /* family state */
-    char table[48];      /* nft table name */
-    void *sk;            /* a netlink socket kept open for a fast inject */
-    int ifindex[FL_MAX_UNDO]; /* links it switches, looked up at prepare */
-    char saved_ports[FL_MAX_HOSTS][16]; /* switch-down: ports that were up */
-    unsigned nsaved;
-    uint64_t ranges[64][2]; /* corrupt: byte offset and length of each range */
-    unsigned nranges;
-    char path[PATH_MAX];    /* corrupt: the file or device; with replica, inside the volume */
-    char *files;            /* corrupt with replica: the file of each range, NUL-separated
-                               (freed with the timeline) */
-    pid_t pids[16];
-    uint64_t starts[16];
-    unsigned npids;
+    void *state;      /* the family's own, made by its prepare() */
 };
 
 struct fault_ops {
     const char *action;
-    /* Checks and resolves what the fault needs, before the run starts.
-     * NULL when nothing beyond the generic checks is needed. */
+    const struct key_def *keys; /* its section's keys besides action, host and at */
+    unsigned nkeys;
+    /* Checks the section on its own, at parse time (no system is touched).
+     * 0, or -1 with the message that follows "FILE:LINE: ".  NULL: nothing
+     * beyond the key types. */
+    int (*check)(const struct fault_spec *s, const struct fault_rules *r, char *err,
+                 size_t errlen);
+    /* How it lasts.  NULL: until its duration ends (or the workload does). */
+    void (*schedule)(const struct fault_spec *s, struct fault_schedule *out);
+    /* Resolves and checks what it needs on the system, makes f->state and
+     * plans its undo records, before the run starts.  NULL: nothing. */
     int (*prepare)(struct fault *f, char *err, size_t errlen);
-    /* Records undo, then applies.  0, or -1 with err. */
+    /* Applies (its undo is on disk already).  0, or -1 with err. */
     int (*inject)(struct fault *f, char *err, size_t errlen);
     /* Puts things back and marks the undo records done; NULL: replaying the
      * undo records is the clear (fault_undo_all).  0, or -1 with err. */
     int (*clear)(struct fault *f, char *err, size_t errlen);
     /* One line for people: "port fl-isw-a (switch port of ctrl-a) down". */
     void (*describe)(const struct fault *f, char *out, size_t n);
+    /* The byte ranges it overwrote, and whether they are of the scenario's
+     * own target (reads of those blocks are then its doing).  Count; NULL
+     * or 0: it overwrites nothing. */
+    unsigned (*overwrote)(const struct fault *f, const uint64_t (**ranges)[2], bool *on_target);
+    /* Frees what f->state holds besides itself.  NULL: free(state) does. */
+    void (*release)(struct fault *f);
 };
 
-/* "link-down|port-down|..." in the order of enum fault_action. */
-extern const char *const fault_actions;
+/* The families, in the order of the reference. */
+unsigned fault_families(const struct fault_ops *const **out);
 
-/* The ops of an action (index into fault_actions), or NULL. */
-const struct fault_ops *fault_ops_of(int action_choice);
-const char *fault_action_name(int action_choice);
+/* The family of an action, or NULL. */
+const struct fault_ops *fault_ops_find(const char *action);
+
+/* "link-down|port-down|...": every action, for messages. */
+const char *fault_actions(void);
+
+/* " duration interface ": the keys an action takes, for messages. */
+void fault_keys_text(const struct fault_ops *ops, char *out, size_t n);
+
+/* Allocates f->state of `size` zeroed bytes.  The state, or NULL with err. */
+void *fault_state(struct fault *f, size_t size, char *err, size_t errlen);
+
+/* Frees f->state (through the family's release). */
+void fault_release(struct fault *f);
+
+/* The schedule of a spec (the family's, or lasting for its duration). */
+void fault_schedule_of(const struct fault_spec *s, struct fault_schedule *out);
 
 /* Plans an undo record (prepare time): kind and args as undo.h reads them. */
 int fault_plan_undo(struct fault *f, const char *kind, const char *args);
@@ -193,5 +271,8 @@ int fault_undo_all(struct fault *f, char *err, size_t errlen);
 
 /* A host by name among env->hosts, or NULL. */
 const struct fault_host *fault_find_host(const struct fault_env *env, const char *name);
+
+/* Namespace argument of an undo record: the host's, or "-" for ours. */
+const char *fault_netns_arg(const struct fault_host *h);
 
 #endif

@@ -7,6 +7,9 @@
 
 #include "../lib/net.h"
 #include "fault.h"
+#include "links.h"
+
+static const struct key_def link_keys[] = {FAULT_KEY_DURATION, FAULT_KEY_INTERFACE};
 
 static int link_prepare(struct fault *f, char *err, size_t errlen)
 {
@@ -15,17 +18,13 @@ static int link_prepare(struct fault *f, char *err, size_t errlen)
                  f->host.name);
         return -1;
     }
-    f->sk = net_open(f->host.netns[0] ? f->host.netns : NULL, err, errlen);
-    if (!f->sk || (f->ifindex[0] = net_ifindex(f->sk, f->host.ifname, err, errlen)) < 0)
+    struct link_fault *s = link_fault_open(f, f->host.netns[0] ? f->host.netns : NULL, err,
+                                           errlen);
+    if (!s || link_fault_add(s, f->host.ifname, err, errlen) != 0)
         return -1;
     char args[128];
-    snprintf(args, sizeof args, "%s %s", f->host.netns[0] ? f->host.netns : "-", f->host.ifname);
+    snprintf(args, sizeof args, "%s %s", fault_netns_arg(&f->host), f->host.ifname);
     return fault_plan_undo(f, "link-up", args);
-}
-
-static int link_inject(struct fault *f, char *err, size_t errlen)
-{
-    return net_link_set_up_index(f->sk, f->ifindex[0], false, err, errlen);
 }
 
 static void link_describe(const struct fault *f, char *out, size_t n)
@@ -36,7 +35,10 @@ static void link_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_link_down = {
     .action = "link-down",
+    .keys = link_keys,
+    .nkeys = sizeof link_keys / sizeof link_keys[0],
     .prepare = link_prepare,
-    .inject = link_inject,
+    .inject = link_fault_down,
     .describe = link_describe,
+    .release = link_fault_release,
 };

@@ -8,36 +8,65 @@
 #include "fault.h"
 #include "nftfault.h"
 
+struct loss_params {
+    unsigned percent;
+    uint64_t port;
+    int direction; /* enum fault_dir */
+};
+_Static_assert(sizeof(struct loss_params) <= FAULT_PARAMS_MAX, "loss params");
+
+static const struct key_def loss_keys[] = {
+    FAULT_KEY_DURATION,
+    {"percent", KEY_PERCENT, NULL, NULL, FAULT_PARAM(struct loss_params, percent), 0, 0,
+     "loss: share of packets dropped (required)", 0},
+    {"port", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct loss_params, port), 1, 65535,
+     "loss: only TCP to or from this port (3260 for iSCSI)", 0},
+    FAULT_KEY_DIRECTION(struct loss_params, direction),
+};
+
+static int loss_check(const struct fault_spec *s, const struct fault_rules *r, char *err,
+                      size_t errlen)
+{
+    (void)r;
+    if (FAULT_PARAMS(s, const struct loss_params)->percent == 0) {
+        snprintf(err, errlen, "[fault %s] loss needs percent", s->name);
+        return -1;
+    }
+    return 0;
+}
+
 static int loss_prepare(struct fault *f, char *err, size_t errlen)
 {
-    if (f->spec.percent == 0) {
+    if (FAULT_PARAMS(&f->spec, const struct loss_params)->percent == 0) {
         snprintf(err, errlen, "loss needs percent (1 to 100)");
         return -1;
     }
-    return nftfault_prepare(f, "loss", err, errlen);
+    return nftfault_prepare(f, "loss", err, errlen) ? 0 : -1;
 }
 
 static int loss_inject(struct fault *f, char *err, size_t errlen)
 {
+    const struct loss_params *p = FAULT_PARAMS(&f->spec, const struct loss_params);
+    const char *table = nftfault_table(f);
     char rules[2048] = "";
     size_t u = 0;
-    const char *chains[2] = {f->spec.direction_choice != DIR_OUT ? "in" : NULL,
-                             f->spec.direction_choice != DIR_IN ? "out" : NULL};
+    const char *chains[2] = {p->direction != DIR_OUT ? "in" : NULL,
+                             p->direction != DIR_IN ? "out" : NULL};
     for (int c = 0; c < 2; c++) {
         if (!chains[c])
             continue;
-        if (f->spec.port) {
+        if (p->port) {
             /* Traffic of that service either way: to the port or from it. */
             for (int k = 0; k < 2 && u < sizeof rules; k++)
                 u += (size_t)snprintf(rules + u, sizeof rules - u,
                                       "add rule inet %s %s tcp %s %llu numgen random mod 100 < %u "
                                       "counter drop\n",
-                                      f->table, chains[c], k ? "sport" : "dport",
-                                      (unsigned long long)f->spec.port, f->spec.percent);
+                                      table, chains[c], k ? "sport" : "dport",
+                                      (unsigned long long)p->port, p->percent);
         } else if (u < sizeof rules) {
             u += (size_t)snprintf(rules + u, sizeof rules - u,
                                   "add rule inet %s %s numgen random mod 100 < %u counter drop\n",
-                                  f->table, chains[c], f->spec.percent);
+                                  table, chains[c], p->percent);
         }
     }
     return nftfault_apply(f, rules, err, errlen);
@@ -45,16 +74,20 @@ static int loss_inject(struct fault *f, char *err, size_t errlen)
 
 static void loss_describe(const struct fault *f, char *out, size_t n)
 {
+    const struct loss_params *p = FAULT_PARAMS(&f->spec, const struct loss_params);
     static const char *const dirs[] = {"each way", "incoming", "outgoing"};
     char port[48] = "";
-    if (f->spec.port)
-        snprintf(port, sizeof port, " of TCP port %llu", (unsigned long long)f->spec.port);
-    snprintf(out, n, "%u%% of the packets%s of %s dropped (%s; nft table %s)", f->spec.percent,
-             port, f->host.name, dirs[f->spec.direction_choice], f->table);
+    if (p->port)
+        snprintf(port, sizeof port, " of TCP port %llu", (unsigned long long)p->port);
+    snprintf(out, n, "%u%% of the packets%s of %s dropped (%s; nft table %s)", p->percent, port,
+             f->host.name, dirs[p->direction], nftfault_table(f));
 }
 
 const struct fault_ops fault_loss = {
     .action = "loss",
+    .keys = loss_keys,
+    .nkeys = sizeof loss_keys / sizeof loss_keys[0],
+    .check = loss_check,
     .prepare = loss_prepare,
     .inject = loss_inject,
     .describe = loss_describe,

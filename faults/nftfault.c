@@ -7,22 +7,26 @@
 #include "../lib/net.h"
 #include "../lib/nft.h"
 
-int nftfault_prepare(struct fault *f, const char *what, char *err, size_t errlen)
+struct nft_fault *nftfault_prepare(struct fault *f, const char *what, char *err, size_t errlen)
 {
     if (f->host.netns[0] && !netns_exists(f->host.netns)) {
         snprintf(err, errlen, "network namespace %s of host %s does not exist", f->host.netns,
                  f->host.name);
-        return -1;
+        return NULL;
     }
+    struct nft_fault *s = fault_state(f, sizeof *s, err, errlen);
+    if (!s)
+        return NULL;
     /* One table per fault of this run: removing it removes exactly ours. */
-    snprintf(f->table, sizeof f->table, "%s_%s_%u", f->env->tag, what, f->index);
+    snprintf(s->table, sizeof s->table, "%s_%s_%u", f->env->tag, what, f->index);
     char args[160];
-    snprintf(args, sizeof args, "%s %s", f->host.netns[0] ? f->host.netns : "-", f->table);
-    return fault_plan_undo(f, "nft-delete", args);
+    snprintf(args, sizeof args, "%s %s", fault_netns_arg(&f->host), s->table);
+    return fault_plan_undo(f, "nft-delete", args) == 0 ? s : NULL;
 }
 
 int nftfault_apply(struct fault *f, const char *rules, char *err, size_t errlen)
 {
+    const struct nft_fault *s = f->state;
     char cmds[4096];
     /* Priority -10: before any filter the host has of its own. */
     snprintf(cmds, sizeof cmds,
@@ -30,30 +34,38 @@ int nftfault_apply(struct fault *f, const char *rules, char *err, size_t errlen)
              "add chain inet %s in { type filter hook input priority -10; policy accept; }\n"
              "add chain inet %s out { type filter hook output priority -10; policy accept; }\n"
              "%s",
-             f->table, f->table, f->table, rules);
+             s->table, s->table, s->table, rules);
     return nft_run_in(f->host.netns, cmds, err, errlen);
+}
+
+const char *nftfault_table(const struct fault *f)
+{
+    const struct nft_fault *s = f->state;
+    return s ? s->table : "?";
 }
 
 void nftfault_peer_set(const struct fault *f, char *out, size_t n)
 {
+    const struct nft_fault *s = f->state;
     size_t used = 0;
     out[0] = '\0';
-    for (unsigned i = 0; i < f->npeers && used < n; i++)
-        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", f->peers[i]);
+    for (unsigned i = 0; s && i < s->npeers && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", s->peers[i]);
 }
 
-int nftfault_resolve_peers(struct fault *f, char *err, size_t errlen)
+int nftfault_resolve_peers(struct fault *f, const char *peers, char *err, size_t errlen)
 {
-    f->npeers = 0;
+    struct nft_fault *s = f->state;
     const struct fault_env *env = f->env;
-    if (!f->spec.peers[0]) {
+    s->npeers = 0;
+    if (!peers || !peers[0]) {
         /* Default: every other host, the client included. */
-        for (unsigned i = 0; i < env->nhosts && f->npeers < FL_MAX_HOSTS; i++)
+        for (unsigned i = 0; i < env->nhosts && s->npeers < FL_MAX_HOSTS; i++)
             if (strcmp(env->hosts[i].name, f->host.name) != 0 && env->hosts[i].addr[0])
-                snprintf(f->peers[f->npeers++], sizeof f->peers[0], "%s", env->hosts[i].addr);
+                snprintf(s->peers[s->npeers++], sizeof s->peers[0], "%s", env->hosts[i].addr);
     } else {
-        const char *p = f->spec.peers;
-        while (*p && f->npeers < FL_MAX_HOSTS) {
+        const char *p = peers;
+        while (*p && s->npeers < FL_MAX_HOSTS) {
             while (*p == ' ' || *p == ',')
                 p++;
             size_t len = strcspn(p, ", ");
@@ -66,11 +78,11 @@ int nftfault_resolve_peers(struct fault *f, char *err, size_t errlen)
                 snprintf(err, errlen, "peer '%s' is not a host with a known address", name);
                 return -1;
             }
-            snprintf(f->peers[f->npeers++], sizeof f->peers[0], "%s", h->addr);
+            snprintf(s->peers[s->npeers++], sizeof s->peers[0], "%s", h->addr);
             p += len;
         }
     }
-    if (!f->npeers) {
+    if (!s->npeers) {
         snprintf(err, errlen, "no peers to cut %s off from (no other host has an address)",
                  f->host.name);
         return -1;

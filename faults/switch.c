@@ -8,61 +8,68 @@
 
 #include "../lib/net.h"
 #include "fault.h"
+#include "links.h"
+
+struct switch_params {
+    char switch_name[16];
+};
+_Static_assert(sizeof(struct switch_params) <= FAULT_PARAMS_MAX, "switch-down params");
+
+static const struct key_def switch_keys[] = {
+    FAULT_KEY_DURATION,
+    {"switch", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct switch_params, switch_name), 0, 0,
+     "switch-down: the bridge (default: the lab's switch)", 0},
+};
 
 static int switch_prepare(struct fault *f, char *err, size_t errlen)
 {
-    const char *bridge = f->spec.switch_name[0] ? f->spec.switch_name : f->env->bridge;
+    const char *named = FAULT_PARAMS(&f->spec, const struct switch_params)->switch_name;
+    const char *bridge = named[0] ? named : f->env->bridge;
     if (!bridge[0]) {
         snprintf(err, errlen, "no switch: say switch = BRIDGE (there is no lab)");
         return -1;
     }
-    f->sk = net_open(NULL, err, errlen);
-    if (!f->sk)
+    struct link_fault *s = link_fault_open(f, NULL, err, errlen);
+    if (!s)
         return -1;
+    snprintf(s->where, sizeof s->where, "%s", bridge);
     char names[FL_MAX_HOSTS][16];
-    int n = net_bridge_ports(f->sk, bridge, names, FL_MAX_HOSTS, err, errlen);
+    int n = net_bridge_ports(s->sk, bridge, names, FL_MAX_HOSTS, err, errlen);
     if (n < 0)
         return -1;
-    f->nsaved = 0;
-    for (int i = 0; i < n && f->nsaved < FL_MAX_UNDO; i++) {
+    for (int i = 0; i < n; i++) {
         struct link_state st;
-        if (net_link_state(f->sk, names[i], &st, err, errlen) != 0)
+        if (net_link_state(s->sk, names[i], &st, err, errlen) != 0)
             return -1;
         if (!st.admin_up)
             continue;
-        if ((f->ifindex[f->nsaved] = net_ifindex(f->sk, names[i], err, errlen)) < 0)
-            return -1;
-        snprintf(f->saved_ports[f->nsaved++], sizeof f->saved_ports[0], "%.15s", names[i]);
         char args[64];
         snprintf(args, sizeof args, "- %.15s", names[i]);
-        if (fault_plan_undo(f, "link-up", args) != 0) {
+        if (s->n == FL_MAX_UNDO || fault_plan_undo(f, "link-up", args) != 0) {
             snprintf(err, errlen, "switch %s has more ports than one fault can undo (%d)", bridge,
                      FL_MAX_UNDO);
             return -1;
         }
-    }
-    snprintf(f->table, sizeof f->table, "%s", bridge);
-    return 0;
-}
-
-static int switch_inject(struct fault *f, char *err, size_t errlen)
-{
-    for (unsigned i = 0; i < f->nsaved; i++)
-        if (net_link_set_up_index(f->sk, f->ifindex[i], false, err, errlen) != 0)
+        if (link_fault_add(s, names[i], err, errlen) != 0)
             return -1;
+    }
     return 0;
 }
 
 static void switch_describe(const struct fault *f, char *out, size_t n)
 {
-    size_t used = (size_t)snprintf(out, n, "every port of switch %s down:", f->table);
-    for (unsigned i = 0; i < f->nsaved && used < n; i++)
-        used += (size_t)snprintf(out + used, n - used, " %s", f->saved_ports[i]);
+    const struct link_fault *s = f->state;
+    size_t used = (size_t)snprintf(out, n, "every port of switch %s down:", s ? s->where : "?");
+    for (unsigned i = 0; s && i < s->n && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, " %s", s->names[i]);
 }
 
 const struct fault_ops fault_switch_down = {
     .action = "switch-down",
+    .keys = switch_keys,
+    .nkeys = sizeof switch_keys / sizeof switch_keys[0],
     .prepare = switch_prepare,
-    .inject = switch_inject,
+    .inject = link_fault_down,
     .describe = switch_describe,
+    .release = link_fault_release,
 };

@@ -55,9 +55,12 @@ int undo_apply(const char *kind, const char *args, char *err, size_t errlen);
  * tried). */
 int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen);
 
-/* `faultline cleanup [DIR...]`: the given run directories, or every one
- * registered under UNDO_REGISTRY and every runs/<x>/ of the current
- * directory that has an undo.log. */
-int cmd_cleanup(int argc, char **argv);
+/* Calls fn for every run registered under UNDO_REGISTRY, with the entry's
+ * own path (to remove it) and the run directory it names. */
+void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
+                          void *ctx);
+
+/* Removes the registry entries that name dir. */
+void undo_unregister(const char *dir);
 
 #endif

@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../checks/names.h"
 #include "../lib/clock.h"
 #include "../lib/rng.h"
 
@@ -30,7 +29,7 @@ static void worker_dir(const char *dir, unsigned i, char *out, size_t n)
 static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *err, size_t n)
 {
     const struct scenario *sc = c->sc;
-    const struct backend_ops *ops = backend_find(sc->target.kind);
+    const struct backend_ops *ops = sc->backend;
     memset(&w->be, 0, sizeof w->be);
     w->be.ops = ops;
     w->be.again = w->index > 0; /* worker 0 opens first and holds any claim */
@@ -74,24 +73,26 @@ static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
     return 0;
 }
 
-/* kind = files: the metadata streams, each in its own directory of the
- * tree (made by the first backend open); a verify pass loads their models. */
+/* The metadata streams a target kind runs beside its data (a file tree's),
+ * each in its own directory of its root (made by the first backend open);
+ * a verify pass loads their models. */
 static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
 {
     const struct scenario *sc = c->sc;
-    if (strcmp(sc->target.kind, "files") != 0 || !sc->metadata)
+    char root[PATH_MAX + 160];
+    unsigned streams = sc->backend->streams ? sc->backend->streams(&sc->target, root, sizeof root)
+                                            : 0;
+    if (!streams)
         return 0;
-    if (!(c->meta = calloc(sc->metadata, sizeof *c->meta))) {
+    if (!(c->meta = calloc(streams, sizeof *c->meta))) {
         snprintf(err, errlen, "out of memory for the metadata streams");
         return -1;
     }
-    char root[PATH_MAX + 160];
-    files_root(&sc->target, root, sizeof root);
-    for (unsigned i = 0; i < sc->metadata; i++) {
+    for (unsigned i = 0; i < streams; i++) {
         struct meta_stream *m = &c->meta[i];
         c->nmeta = i + 1;
-        if (meta_init(m, root, i, sc->workload.seed + RNG_GOLDEN * (i + 1),
-                      sc->findings_limit, existing) != 0 ||
+        if (meta_init(m, root, i, sc->workload.seed + RNG_GOLDEN * (i + 1), sc->findings_limit,
+                      existing) != 0 ||
             (existing && meta_load(m, c->dir) != 0)) {
             snprintf(err, errlen, "metadata stream %u: %s", i, m->err);
             return -1;
@@ -678,18 +679,21 @@ static void save_states(struct crew *c)
     }
 }
 
-/* kind = files: the names of the tree, once its data is swept.  Not after
- * an abandoned run: the filesystem stopped answering. */
-static void check_names(struct crew *c, const char *phase)
+/* What the target kind checks beyond the blocks once they are swept (the
+ * names of a file tree), and the metadata streams' models.  Not after an
+ * abandoned run: the storage stopped answering. */
+static void check_after_sweep(struct crew *c, const char *phase)
 {
-    if (strcmp(c->sc->target.kind, "files") != 0 || c->abandoned)
+    const struct scenario *sc = c->sc;
+    if (c->abandoned)
         return;
     uint64_t now = c->t0 ? mono_ns() - c->t0 : 0;
     const char *skip[17] = {NULL};
     for (unsigned i = 0; i < c->nmeta && i < 16; i++)
         skip[i] = c->meta[i].rel;
-    if (names_check_tree(&c->sc->target, skip, &c->findings, phase, now, c->names_err,
-                         sizeof c->names_err) < 0 && !c->error)
+    if (sc->backend->check_after &&
+        sc->backend->check_after(&sc->target, skip, &c->findings, phase, now, c->names_err,
+                                 sizeof c->names_err) < 0 && !c->error)
         c->error = c->names_err;
     for (unsigned i = 0; i < c->nmeta; i++) {
         struct meta_stream *m = &c->meta[i];
@@ -707,7 +711,7 @@ void crew_run(struct crew *c)
     run_threads(c, false);
     save_states(c);
     merge(c);
-    check_names(c, "sweep");
+    check_after_sweep(c, "sweep");
 }
 
 int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *dir, char *err,
@@ -783,7 +787,7 @@ void crew_verify(struct crew *c)
 {
     run_threads(c, true);
     merge(c);
-    check_names(c, "verify");
+    check_after_sweep(c, "verify");
 }
 
 bool crew_block_written(void *ctx, uint64_t b)

@@ -32,7 +32,7 @@ static void *watch(void *arg)
     struct heal_watch *w = arg;
     while (!atomic_load(&w->stop)) {
         char err[512];
-        long pending = lab_gluster_heal_pending(&w->lab, err, sizeof err);
+        long pending = w->lab.kind->heal_pending(&w->lab, err, sizeof err);
         if (pending < 0) {
             pthread_mutex_lock(&w->mu);
             snprintf(w->err, sizeof w->err, "%s", err);

@@ -1,10 +1,10 @@
 /*
  * heal — how long a replicated volume takes to heal after each fault.
  *
- * With the gluster lab, a thread asks `gluster volume heal VOL info
- * summary` about twice a second from the start of the workload: entries
- * still to heal over all bricks (a brick that cannot answer counts as
- * pending).  After the workload and the sweep it goes on until nothing is
+ * With a lab whose kind heals (lab_kind.heal_pending: the gluster lab asks
+ * `gluster volume heal VOL info summary`), a thread asks about twice a
+ * second from the start of the workload how many entries are still to heal
+ * (a replica that cannot answer counts as pending).  After the workload and the sweep it goes on until nothing is
  * pending or `heal_wait` has passed.  A fault's heal_s is from its clear
  * (the server back) to the first answer with nothing pending; a fault whose
  * volume never healed within the wait has none, and `expect_heal` fails.
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lab.h"
+#include "lab/lab.h"
 
 struct heal_sample {
     uint64_t t_ns;   /* mono_ns() of the answer */
@@ -37,7 +37,7 @@ struct heal_watch {
     char err[512];           /* the last failed question */
 };
 
-/* Starts watching the lab's volume.  0, or -1 with err. */
+/* Starts watching the lab's volume (its kind must heal).  0, or -1 with err. */
 int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, size_t errlen);
 
 /* The workload is over: waits until nothing is pending or wait_ns passed. */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../faults/undo.h"
-#include "lab.h"
+#include "cleanup.h"
+#include "lab/lab.h"
 #include "run.h"
 #include "scenario.h"
 

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,9 +23,9 @@
 #include "../lib/fsutil.h"
 #include "events.h"
 #include "heal.h"
-#include "lab.h"
+#include "lab/lab.h"
 #include "timeline.h"
-#include "report.h"
+#include "report/report.h"
 #include "scenario.h"
 #include "../lib/units.h"
 #include "verdict.h"
@@ -87,21 +88,6 @@ static uint64_t random64(void)
     return v ? v : 1;
 }
 
-/* The lab a scenario asks for, or NULL. */
-static const char *lab_kind_of(const struct scenario *sc)
-{
-    static const char *const kinds[] = {NULL, "iscsi", "gluster"};
-    return kinds[sc->lab_choice];
-}
-
-/* What a corrupt fault may write to when the scenario names no path. */
-static const char *target_of(const struct scenario *sc, const struct lab *lab)
-{
-    if (strcmp(sc->target.kind, "iscsi") == 0)
-        return lab ? lab->lun : NULL;
-    return sc->target.path;
-}
-
 struct start_ctx {
     struct timeline *tl;
     struct event_log *events;
@@ -138,13 +124,6 @@ static struct report crew_report(const char *mode, const char *dir, const struct
                            .pending_peak = crew->pending_peak};
 }
 
-/* Whether a fault's change was made (a failed clear still counts). */
-static bool applied(const struct fault *f)
-{
-    return f->injected_ns && strncmp(f->error, "inject failed", 13) != 0 &&
-           strncmp(f->error, "not injected", 12) != 0;
-}
-
 /* The outage measured from the time buckets: baseline, each fault's
  * recovery numbers, the longest stall; timeline.csv. */
 static void analyse(struct report *rep, struct crew *crew, const struct timeline *tl,
@@ -167,7 +146,7 @@ static void analyse(struct report *rep, struct crew *crew, const struct timeline
     for (unsigned i = 0; i < tl->n; i++) {
         const struct fault *f = &tl->faults[i];
         memset(&recov[i], 0, sizeof recov[i]);
-        if (!applied(f))
+        if (!f->applied)
             continue;
         uint64_t horizon = end;
         for (unsigned k = 0; k < tl->n; k++)
@@ -193,19 +172,18 @@ static void analyse(struct report *rep, struct crew *crew, const struct timeline
 }
 
 /* Writes the reports, prints the summary, releases the crew; the exit status. */
-static int finish(struct report *rep, struct crew *crew, struct event_log *events,
-                  const char *target_path)
+static int finish(struct report *rep, struct crew *crew, struct event_log *events)
 {
     char err[FL_ERRLEN];
     rep->events = events;
-    struct run_verdict verdict;
+    struct verdict verdict;
     struct verdict_input vin = {
         .sc = rep->sc, .run = strcmp(rep->mode, "run") == 0, .findings = rep->findings,
         .faults = rep->faults, .nfaults = rep->nfaults, .recovery = rep->recovery,
-        .target_path = target_path, .block_size = rep->meta->block_size,
-        .nblocks = rep->meta->nblocks, .written = crew_block_written, .written_ctx = crew,
-        .io = rep->io, .sweep = rep->sweep, .doubtful_writes = rep->doubtful_writes,
-        .hung = rep->hung, .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
+        .block_size = rep->meta->block_size, .nblocks = rep->meta->nblocks,
+        .written = crew_block_written, .written_ctx = crew, .io = rep->io, .sweep = rep->sweep,
+        .doubtful_writes = rep->doubtful_writes, .hung = rep->hung,
+        .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
     if (verdict_evaluate(&vin, &verdict) != 0) {
         fprintf(stderr, "faultline: out of memory for the verdict\n");
         return 2;
@@ -225,182 +203,218 @@ static int finish(struct report *rep, struct crew *crew, struct event_log *event
     return code;
 }
 
-int cmd_run(const struct run_opts *o)
+/* One `faultline run`: what its steps share. */
+struct run {
+    const struct run_opts *o;
+    struct scenario sc;
+    char dir[PATH_MAX];
+    struct run_meta base;
+    struct event_log events;
+    bool events_open;
+    struct lab lab;
+    bool have_lab, lab_created;
+    struct lab_place place; /* where the lab's target is, when it gives the target its place */
+    bool placed;
+    struct crew crew;
+    struct timeline *tl;
+    struct heal_watch heal;
+    bool watching, abandoned;
+};
+
+static void say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct run *r, const char *fmt, ...)
+{
+    if (r->o->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "faultline: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* The scenario, the run directory with its copy, the seed, the events. */
+static int run_setup(struct run *r, char *err, size_t errlen)
+{
+    if (scenario_load(r->o->scenario, &r->sc, err, errlen) != 0 ||
+        make_run_dir(r->o, r->sc.name, r->dir, sizeof r->dir, err, errlen) != 0)
+        return -1;
+    char copy[PATH_MAX + 32];
+    snprintf(copy, sizeof copy, "%s/scenario.scn", r->dir);
+    if (copy_file(r->o->scenario, copy, err, errlen) != 0)
+        return -1;
+    uint64_t seed = r->sc.seed_given ? r->sc.seed : random64();
+    r->sc.workload.seed = seed;
+    r->base = (struct run_meta){.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
+                                .block_size = r->sc.workload.block_size, .target_id = 1};
+    snprintf(r->base.name, sizeof r->base.name, "%s", r->sc.name);
+    if (events_open(&r->events, r->dir, 1, 0, err, errlen) != 0)
+        return -1;
+    r->events_open = true;
+    return 0;
+}
+
+/* The embedded lab, if the scenario asks for it; the target takes the
+ * place the lab has for it. */
+static int run_lab_up(struct run *r, char *err, size_t errlen)
+{
+    const struct lab_kind *k = r->sc.lab;
+    if (!k)
+        return 0;
+    say(r, "bringing up the %s lab", k->name);
+    char why[2048];
+    if (lab_up(k, &r->sc.lab_opts, &r->lab, &r->lab_created, why, sizeof why) != 0) {
+        snprintf(err, errlen, "lab up %s: %s", k->name, why);
+        return -1;
+    }
+    r->have_lab = true;
+    snprintf(r->base.lab_prefix, sizeof r->base.lab_prefix, "%s", r->lab.prefix);
+    lab_place_of(&r->lab, &r->place);
+    char detail[2400];
+    snprintf(detail, sizeof detail, "%s lab %s (prefix %s), %s",
+             r->lab_created ? "brought up" : "found up", k->name, r->lab.prefix, r->place.desc);
+    events_emit(&r->events, 0, "lab-up", NULL, detail);
+    r->placed = scenario_lab_places(&r->sc);
+    return scenario_use_lab(&r->sc, &r->lab, err, errlen);
+}
+
+/* What a corrupt fault may write to when it names no path: the file that
+ * holds the lab's target, or the target itself. */
+static const char *target_path(const struct run *r)
+{
+    if (r->placed && r->place.backing[0])
+        return r->place.backing;
+    return r->sc.target.path[0] ? r->sc.target.path : NULL;
+}
+
+/* A lab that heals (a replicated volume): watched from the start. */
+static void heal_start(struct run *r)
+{
+    if (!r->have_lab || !r->lab.kind->heal_pending)
+        return;
+    char err[512];
+    if (heal_watch_start(&r->heal, &r->lab, err, sizeof err) == 0)
+        r->watching = true;
+    else
+        fprintf(stderr, "faultline: %s; heal times are not measured\n", err);
+}
+
+/* After the workload: wait for the heal, then each fault's heal time. */
+static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
+{
+    if (!r->watching || r->crew.abandoned)
+        return;
+    say(r, "waiting (at most %.0f s) for %s to heal", (double)r->sc.heal_wait_ns / 1e9,
+        r->place.name);
+    heal_watch_finish(&r->heal, r->sc.heal_wait_ns);
+    char detail[200];
+    snprintf(detail, sizeof detail, "%s %s", r->place.name,
+             heal_watch_healed(&r->heal) ? "has nothing left to heal"
+                                         : "still has entries to heal after heal_wait");
+    events_emit(&r->events, 0, "heal", NULL, detail);
+    for (unsigned i = 0; recov && i < r->tl->n; i++) {
+        if (!recov[i].injected)
+            continue;
+        /* from the clear: the server is back and healing can start */
+        uint64_t clear = recov[i].lasting ? recov[i].clear_ns : end_ns;
+        recov[i].heal_measured = true;
+        recov[i].healed = heal_watch_time(&r->heal, r->crew.t0 + clear, &recov[i].heal_s);
+    }
+}
+
+/* The crew and the faults, ready to start; -1 with err. */
+static int run_prepare(struct run *r, char *err, size_t errlen)
+{
+    r->crew = (struct crew){.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
+                            .events = &r->events, .quiet = r->o->quiet, .t0 = mono_ns()};
+    if (!(r->tl = calloc(1, sizeof *r->tl))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (crew_prepare_run(&r->crew, &r->sc, r->dir, &r->base, err, errlen) != 0 ||
+        timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir, &r->events,
+                         target_path(r), r->crew.capacity, r->base.run_id, err, errlen) != 0) {
+        crew_close(&r->crew);
+        crew_free(&r->crew);
+        return -1;
+    }
+    return 0;
+}
+
+/* The workload with its faults, the sweep, the analysis, the reports. */
+static int run_workload(struct run *r)
+{
+    const struct scenario *sc = &r->sc;
+    struct timeline *tl = r->tl;
+    struct crew *crew = &r->crew;
+    say(r, "%s on %s, %u worker%s, %u fault%s, for %.1f s; run directory %s", sc->name,
+        crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
+        (double)sc->duration_ns / 1e9, r->dir);
+    /* Time zero is the start of the workload: faults count from there. */
+    struct start_ctx sctx = {.tl = tl, .events = &r->events};
+    crew->on_start = start_faults;
+    crew->on_start_ctx = &sctx;
+    crew->between = finish_faults;
+    crew->between_ctx = tl;
+    crew->active_faults = &tl->active;
+    heal_start(r);
+    crew_run(crew);
+    struct run_meta meta = crew->w[0].meta;
+    meta.nblocks = meta.total_blocks;
+    struct report rep = crew_report("run", r->dir, sc, &meta, crew);
+    rep.io = &crew->io;
+    rep.sweep = crew->error ? NULL : &crew->sweep;
+    rep.interrupted = crew->interrupted;
+    rep.journal_stalls = crew->journal_stalls;
+    rep.checkpoints = crew->checkpoints;
+    rep.doubtful_writes = crew->doubtful_writes;
+    rep.meta_streams = crew->meta_left_behind ? NULL : crew->meta;
+    rep.nmeta = crew->meta_left_behind ? 0 : crew->nmeta;
+    rep.prefill = sc->workload.prefill ? &crew->prefilled : NULL;
+    rep.faults = tl->faults;
+    rep.nfaults = tl->n;
+    rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
+                                     &rep.inject_max_ms);
+    struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
+    if (!recov) {
+        heal_finish(r, NULL, 0);
+        fprintf(stderr, "faultline: out of memory\n");
+        crew_close(crew);
+        crew_free(crew);
+        return 2;
+    }
+    analyse(&rep, crew, tl, recov);
+    heal_finish(r, recov, rep.end_ns);
+    r->abandoned = crew->abandoned;
+    int code = finish(&rep, crew, &r->events);
+    free(recov);
+    return code;
+}
+
+/* Faults cleared, the lab down (if this run brought it up); the exit status. */
+static int run_teardown(struct run *r, int code)
 {
     char err[FL_ERRLEN];
-    struct scenario sc;
-    if (scenario_load(o->scenario, &sc, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
+    if (r->watching && !r->abandoned)
+        heal_watch_free(&r->heal);
+    if (r->tl) {
+        timeline_free(r->tl); /* clears anything still active, on every path */
+        free(r->tl);
     }
-    char dir[PATH_MAX];
-    if (make_run_dir(o, sc.name, dir, sizeof dir, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    char copy[PATH_MAX + 32];
-    snprintf(copy, sizeof copy, "%s/scenario.scn", dir);
-    if (copy_file(o->scenario, copy, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    uint64_t seed = sc.seed_given ? sc.seed : random64();
-    sc.workload.seed = seed;
-    struct run_meta base = {.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
-                            .block_size = sc.workload.block_size, .target_id = 1};
-    snprintf(base.name, sizeof base.name, "%s", sc.name);
-    uint64_t t0 = mono_ns(); /* provisional; time zero is the workload start */
-    struct event_log events;
-    if (events_open(&events, dir, 1, 0, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    install_signals();
-
-    /* The embedded lab, if the scenario asks for it. */
-    struct lab lab;
-    bool lab_created = false, have_lab = false;
-    const char *lab_kind = lab_kind_of(&sc);
-    if (lab_kind) {
-        struct lab_opts lo = {
-            .size = sc.lab_size,
-            .write_cache = sc.lab_write_cache,
-            .ping_timeout_s = (unsigned)(sc.lab_ping_timeout_ns / 1000000000ull),
-            .heal_timeout_s = (unsigned)(sc.lab_heal_timeout_ns / 1000000000ull),
-            .bitrot = sc.lab_bitrot};
-        if (!o->quiet)
-            fprintf(stderr, "faultline: bringing up the %s lab\n", lab_kind);
-        if (lab_up(lab_kind, &lo, &lab, &lab_created, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: lab up %s: %s\n", lab_kind, err);
-            events_close(&events);
-            return 2;
-        }
-        have_lab = true;
-        snprintf(base.lab_prefix, sizeof base.lab_prefix, "%s", lab.prefix);
-        char detail[3 * FL_URL_MAX];
-        if (lab.nportals)
-            snprintf(detail, sizeof detail, "%s lab %s (prefix %s), portals %s and %s",
-                     lab_created ? "brought up" : "found up", lab.kind, lab.prefix,
-                     lab.portals[0], lab.portals[1]);
-        else
-            snprintf(detail, sizeof detail, "%s lab %s (prefix %s), volume %s mounted at %s",
-                     lab_created ? "brought up" : "found up", lab.kind, lab.prefix, lab.volume,
-                     lab.mount);
-        events_emit(&events, 0, "lab-up", NULL, detail);
-        if (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0)
-            scenario_use_portals(&sc, lab.portals, lab.nportals);
-        if (strcmp(sc.target.kind, "files") == 0 && !sc.target.path[0])
-            scenario_use_mount(&sc, lab.mount);
-    }
-
-    struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                        .events = &events, .quiet = o->quiet, .t0 = t0};
-    struct heal_watch heal;
-    bool watching = false;
-    bool abandoned = false;
-    struct timeline *tl = calloc(1, sizeof *tl);
-    int code;
-    if (!tl) {
-        fprintf(stderr, "faultline: out of memory\n");
-        code = 2;
-    } else if (crew_prepare_run(&crew, &sc, dir, &base, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        crew_close(&crew);
-        crew_free(&crew);
-        code = 2;
-    } else if (timeline_prepare(tl, &sc, have_lab ? &lab : NULL, dir, &events,
-                                target_of(&sc, have_lab ? &lab : NULL), crew.capacity,
-                                base.run_id, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        crew_close(&crew);
-        crew_free(&crew);
-        code = 2;
-    } else {
-        if (!o->quiet)
-            fprintf(stderr, "faultline: %s on %s, %u worker%s, %u fault%s, for %.1f s; run "
-                            "directory %s\n",
-                    sc.name, crew.desc, crew.n, crew.n == 1 ? "" : "s", tl->n,
-                    tl->n == 1 ? "" : "s", (double)sc.duration_ns / 1e9, dir);
-        /* Time zero is the start of the workload: faults count from there. */
-        struct start_ctx sctx = {.tl = tl, .events = &events};
-        crew.on_start = start_faults;
-        crew.on_start_ctx = &sctx;
-        crew.between = finish_faults;
-        crew.between_ctx = tl;
-        crew.active_faults = &tl->active;
-        /* A replicated volume's healing, watched from the start. */
-        if (have_lab && strcmp(lab.kind, "gluster") == 0 &&
-            heal_watch_start(&heal, &lab, err, sizeof err) == 0)
-            watching = true;
-        else if (have_lab && strcmp(lab.kind, "gluster") == 0)
-            fprintf(stderr, "faultline: %s; heal times are not measured\n", err);
-        crew_run(&crew);
-        if (watching && !crew.abandoned) {
-            if (!o->quiet)
-                fprintf(stderr, "faultline: waiting (at most %.0f s) for %s to heal\n",
-                        (double)sc.heal_wait_ns / 1e9, lab.volume);
-            heal_watch_finish(&heal, sc.heal_wait_ns);
-            char detail[160];
-            snprintf(detail, sizeof detail, "%s %s", lab.volume,
-                     heal_watch_healed(&heal) ? "has nothing left to heal"
-                                              : "still has entries to heal after heal_wait");
-            events_emit(&events, 0, "heal", NULL, detail);
-        }
-        struct run_meta meta = crew.w[0].meta;
-        meta.nblocks = meta.total_blocks;
-        struct report rep = crew_report("run", dir, &sc, &meta, &crew);
-        rep.io = &crew.io;
-        rep.sweep = crew.error ? NULL : &crew.sweep;
-        rep.interrupted = crew.interrupted;
-        rep.journal_stalls = crew.journal_stalls;
-        rep.checkpoints = crew.checkpoints;
-        rep.doubtful_writes = crew.doubtful_writes;
-        rep.meta_streams = crew.meta_left_behind ? NULL : crew.meta;
-        rep.nmeta = crew.meta_left_behind ? 0 : crew.nmeta;
-        rep.prefill = sc.workload.prefill ? &crew.prefilled : NULL;
-        rep.faults = tl->faults;
-        rep.nfaults = tl->n;
-        rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
-                                         &rep.inject_max_ms);
-        struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
-        if (!recov) {
-            fprintf(stderr, "faultline: out of memory\n");
-            crew_close(&crew);
-            crew_free(&crew);
-            code = 2;
-        } else {
-            analyse(&rep, &crew, tl, recov);
-            for (unsigned i = 0; watching && !crew.abandoned && i < tl->n; i++) {
-                if (!recov[i].injected)
-                    continue;
-                /* from the clear: the server is back and healing can start */
-                uint64_t clear = recov[i].lasting ? recov[i].clear_ns : rep.end_ns;
-                recov[i].heal_measured = true;
-                recov[i].healed = heal_watch_time(&heal, crew.t0 + clear, &recov[i].heal_s);
-            }
-            abandoned = crew.abandoned;
-            code = finish(&rep, &crew, &events, target_of(&sc, have_lab ? &lab : NULL));
-            free(recov);
-        }
-    }
-    if (watching && !abandoned)
-        heal_watch_free(&heal);
-    if (tl) {
-        timeline_free(tl); /* clears anything still active, on every path */
-        free(tl);
-    }
-    if (have_lab && lab_created && !o->keep_lab) {
-        if (lab_down(lab_kind, lab.prefix, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: lab down %s: %s (run `faultline lab down %s`)\n",
-                    lab_kind, err, lab_kind);
+    const char *kind = r->have_lab ? r->lab.kind->name : "";
+    if (r->have_lab && r->lab_created && !r->o->keep_lab) {
+        if (lab_down(r->lab.kind, r->lab.prefix, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab down %s: %s (run `faultline lab down %s`)\n", kind,
+                    err, kind);
             if (code == 0)
                 code = 2;
         }
-    } else if (have_lab && !o->quiet) {
-        fprintf(stderr, "faultline: the %s lab (prefix %s) stays up; `faultline lab down "
-                        "%s` removes it\n", lab_kind, lab.prefix, lab_kind);
+    } else if (r->have_lab) {
+        say(r, "the %s lab (prefix %s) stays up; `faultline lab down %s` removes it", kind,
+            r->lab.prefix, kind);
     }
-    if (abandoned) {
+    if (r->abandoned) {
         /* Workers are still parked in calls to a target that never answered;
          * their threads own memory nothing may free under them, and may still
          * emit events (the lab going down is a path loss to them): the event
@@ -410,8 +424,62 @@ int cmd_run(const struct run_opts *o)
         fflush(stderr);
         _exit(code);
     }
-    events_close(&events);
+    if (r->events_open)
+        events_close(&r->events);
     return code;
+}
+
+int cmd_run(const struct run_opts *o)
+{
+    char err[FL_ERRLEN];
+    struct run *r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "faultline: out of memory\n");
+        return 2;
+    }
+    r->o = o;
+    int code = 2;
+    if (run_setup(r, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        if (r->events_open)
+            events_close(&r->events);
+        free(r);
+        return 2;
+    }
+    install_signals();
+    if (run_lab_up(r, err, sizeof err) != 0 || run_prepare(r, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: %s\n", err);
+    else
+        code = run_workload(r);
+    code = run_teardown(r, code);
+    free(r);
+    return code;
+}
+
+/* The run went to the lab's LUN or volume: it must still be there, and the
+ * target takes its place again. */
+static int use_lab_again(struct scenario *sc, const char *dir)
+{
+    char err[FL_ERRLEN], w0[PATH_MAX + 32];
+    struct run_meta m;
+    snprintf(w0, sizeof w0, "%s/worker-0", dir);
+    if (state_read_meta(w0, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return -1;
+    }
+    struct lab *lab = malloc(sizeof *lab);
+    if (!lab) {
+        fprintf(stderr, "faultline: out of memory\n");
+        return -1;
+    }
+    int rc = lab_load(sc->lab, m.lab_prefix, lab, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "faultline: the run used the embedded %s lab (prefix %s): %s; its storage "
+                        "went with it\n", sc->lab->name, m.lab_prefix, err);
+    else if ((rc = scenario_use_lab(sc, lab, err, sizeof err)) != 0)
+        fprintf(stderr, "faultline: %s\n", err);
+    free(lab);
+    return rc;
 }
 
 int cmd_verify(const char *dir, bool quiet)
@@ -428,28 +496,8 @@ int cmd_verify(const char *dir, bool quiet)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
-    bool lab_target = (strcmp(sc.target.kind, "iscsi") == 0 && sc.target.iscsi.nportals == 0) ||
-                      (strcmp(sc.target.kind, "files") == 0 && !sc.target.path[0]);
-    if (lab_target && lab_kind_of(&sc)) {
-        /* The run went to the lab's LUN or volume: it must still be there. */
-        struct run_meta m;
-        char w0[PATH_MAX + 32];
-        snprintf(w0, sizeof w0, "%s/worker-0", dir);
-        struct lab lab;
-        if (state_read_meta(w0, &m, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: %s\n", err);
-            return 2;
-        }
-        if (lab_load(lab_kind_of(&sc), m.lab_prefix, &lab, err, sizeof err) != 0) {
-            fprintf(stderr, "faultline: the run used the embedded %s lab (prefix %s): %s; "
-                            "its storage went with it\n", lab_kind_of(&sc), m.lab_prefix, err);
-            return 2;
-        }
-        if (lab.nportals)
-            scenario_use_portals(&sc, lab.portals, lab.nportals);
-        else
-            scenario_use_mount(&sc, lab.mount);
-    }
+    if (scenario_lab_places(&sc) && use_lab_again(&sc, dir) != 0)
+        return 2;
     struct event_log events;
     if (events_open(&events, dir, 0, mono_ns(), err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
@@ -482,7 +530,7 @@ int cmd_verify(const char *dir, bool quiet)
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
-    int code = finish(&rep, &crew, &events, NULL);
+    int code = finish(&rep, &crew, &events);
     events_close(&events);
     return code;
 }
@@ -501,11 +549,12 @@ int cmd_check(const char *file)
         format_size(sc.target.size, size, sizeof size);
     else
         snprintf(size, sizeof size, "whole target");
-    const char *where = sc.target.path;
-    if (strcmp(sc.target.kind, "iscsi") == 0)
-        where = sc.target.iscsi.nportals ? sc.target.iscsi.portals[0] : "the lab's LUN";
-    else if (!where[0])
-        where = "the lab's volume";
+    char where[PATH_MAX + 64];
+    uint64_t offset;
+    if (scenario_lab_places(&sc))
+        snprintf(where, sizeof where, "%s", sc.lab->serves_what);
+    else
+        sc.backend->where(&sc.target, 0, 0, "", where, sizeof where, &offset);
     printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s, "
            "%u expectation%s\n", file, sc.name, sc.target.kind, where, size, bs,
            sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,

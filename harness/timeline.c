@@ -9,26 +9,9 @@
 #include <time.h>
 
 #include "../lib/clock.h"
-#include "../lib/net.h"
 
 #define UNDO_AHEAD_NS 20000000ull /* undo records go to disk this long before inject */
 #define SPIN_NS 200000ull         /* sleep until this close, then spin */
-
-enum lasting { INSTANT, LASTS, FLAPS };
-
-static enum lasting lasting_of(const struct fault *f)
-{
-    const char *a = f->ops->action;
-    if (!strcmp(a, "port-flap"))
-        return FLAPS;
-    if (!strcmp(a, "restart") || !strcmp(a, "corrupt"))
-        return INSTANT;
-    if (!strcmp(a, "kill"))
-        return f->spec.restart_after_ns ? LASTS : INSTANT;
-    if (!strcmp(a, "command"))
-        return f->spec.undo[0] || f->spec.duration_ns ? LASTS : INSTANT;
-    return LASTS;
-}
 
 static void add_host(struct fault_env *env, const char *name, const char *netns,
                      const char *ifname, const char *port, const char *addr, bool lab)
@@ -55,43 +38,99 @@ static int by_time(const void *a, const void *b)
     return x->fault < y->fault ? -1 : x->fault > y->fault;
 }
 
-static int build_steps(struct timeline *tl, char *err, size_t errlen)
+int timeline_plan(const struct fault *faults, unsigned n, struct step **out, unsigned *nout)
 {
     unsigned cap = 0;
-    for (unsigned i = 0; i < tl->n; i++)
-        cap += lasting_of(&tl->faults[i]) == FLAPS ? 2 * (unsigned)tl->faults[i].spec.count : 2;
-    tl->steps = calloc(cap ? cap : 1, sizeof *tl->steps);
-    if (!tl->steps) {
+    for (unsigned i = 0; i < n; i++)
+        cap += faults[i].schedule.shape == FAULT_STEPPED ? 2 * (unsigned)faults[i].schedule.steps
+                                                          : 2;
+    struct step *steps = calloc(cap ? cap : 1, sizeof *steps);
+    if (!steps)
+        return -1;
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct fault_schedule *s = &faults[i].schedule;
+        uint64_t at = faults[i].spec.at_ns;
+        switch (s->shape) {
+        case FAULT_STEPPED:
+            for (uint64_t j = 0; j < s->steps; j++) {
+                uint64_t t = at + j * s->period_ns;
+                steps[k++] = (struct step){t, i, true};
+                steps[k++] = (struct step){t + s->period_ns / 2, i, false};
+            }
+            break;
+        case FAULT_LASTING:
+            steps[k++] = (struct step){at, i, true};
+            if (s->clear_after_ns)
+                steps[k++] = (struct step){at + s->clear_after_ns, i, false};
+            break;
+        case FAULT_INSTANT:
+            steps[k++] = (struct step){at, i, true};
+            break;
+        }
+    }
+    qsort(steps, k, sizeof *steps, by_time);
+    *out = steps;
+    *nout = k;
+    return 0;
+}
+
+static int build_steps(struct timeline *tl, char *err, size_t errlen)
+{
+    if (timeline_plan(tl->faults, tl->n, &tl->steps, &tl->nsteps) != 0 ||
+        !(tl->delays = calloc(tl->nsteps ? tl->nsteps : 1, sizeof *tl->delays))) {
         snprintf(err, errlen, "out of memory for the fault schedule");
         return -1;
     }
-    for (unsigned i = 0; i < tl->n; i++) {
-        const struct fault_spec *s = &tl->faults[i].spec;
-        switch (lasting_of(&tl->faults[i])) {
-        case FLAPS:
-            for (uint64_t k = 0; k < s->count; k++) {
-                uint64_t t = s->at_ns + k * s->period_ns;
-                tl->steps[tl->nsteps++] = (struct step){t, i, true};
-                tl->steps[tl->nsteps++] = (struct step){t + s->period_ns / 2, i, false};
-            }
-            break;
-        case LASTS: {
-            tl->steps[tl->nsteps++] = (struct step){s->at_ns, i, true};
-            uint64_t d = strcmp(tl->faults[i].ops->action, "kill") == 0 ? s->restart_after_ns
-                                                                          : s->duration_ns;
-            if (d)
-                tl->steps[tl->nsteps++] = (struct step){s->at_ns + d, i, false};
-            break;
-        }
-        case INSTANT:
-            tl->steps[tl->nsteps++] = (struct step){s->at_ns, i, true};
-            break;
+    return 0;
+}
+
+/* Every host the scenario knows: the lab's, `local`, its [host] sections. */
+static void gather_hosts(struct timeline *tl, const struct scenario *sc, const struct lab *lab)
+{
+    struct fault_env *env = &tl->env;
+    if (lab) {
+        tl->lab = *lab;
+        lab_fault_lab(&tl->lab, &tl->fault_lab);
+        env->lab = &tl->fault_lab;
+        snprintf(env->bridge, sizeof env->bridge, "%s", lab->bridge);
+        for (unsigned i = 0; i < lab->nhosts; i++) {
+            const struct lab_host *h = &lab->hosts[i];
+            add_host(env, h->name, h->netns, h->ifname, h->port, h->addr, true);
         }
     }
-    qsort(tl->steps, tl->nsteps, sizeof *tl->steps, by_time);
-    tl->delays = calloc(tl->nsteps ? tl->nsteps : 1, sizeof *tl->delays);
-    if (!tl->delays) {
-        snprintf(err, errlen, "out of memory for the fault schedule");
+    add_host(env, "local", "", "", "", "", false);
+    for (unsigned i = 0; i < sc->nhosts; i++) {
+        const struct host_spec *h = &sc->hosts[i];
+        add_host(env, h->name, h->netns, h->interface, h->port, h->address, false);
+    }
+}
+
+/* One fault: where it acts, how it lasts, and its family's preparation. */
+static int prepare_fault(struct timeline *tl, const struct scenario *sc, unsigned i, char *err,
+                         size_t errlen)
+{
+    struct fault *f = &tl->faults[i];
+    f->index = i;
+    f->spec = sc->faults[i];
+    f->env = &tl->env;
+    f->ops = f->spec.ops;
+    fault_schedule_of(&f->spec, &f->schedule);
+    const struct fault_host *h = fault_find_host(&tl->env, f->spec.host);
+    if (!h) {
+        snprintf(err, errlen, "%s:%d: [fault %s] host '%s' is not known", sc->file, f->spec.line,
+                 f->spec.name, f->spec.host);
+        return -1;
+    }
+    f->host = *h;
+    if (f->spec.interface[0])
+        snprintf(f->host.ifname, sizeof f->host.ifname, "%s", f->spec.interface);
+    if (f->spec.switch_port[0])
+        snprintf(f->host.port, sizeof f->host.port, "%s", f->spec.switch_port);
+    char e[1024];
+    if (f->ops->prepare && f->ops->prepare(f, e, sizeof e) != 0) {
+        snprintf(err, errlen, "%s:%d: [fault %s] %s: %s", sc->file, f->spec.line, f->spec.name,
+                 f->ops->action, e);
         return -1;
     }
     return 0;
@@ -120,53 +159,18 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
     env->block_size = sc->workload.block_size;
     env->allow_destructive = sc->allow_destructive;
     env->allow_paths = sc->allow_paths;
+    env->replica_labs = lab_kinds_with_replicas();
     snprintf(env->tag, sizeof env->tag, "fl%06llx", (unsigned long long)(run_id & 0xffffff));
-    if (lab) {
-        tl->lab = *lab;
-        env->lab = &tl->lab;
-        snprintf(env->bridge, sizeof env->bridge, "%s", lab->bridge);
-        for (unsigned i = 0; i < lab->nhosts; i++) {
-            const struct lab_host *h = &lab->hosts[i];
-            add_host(env, h->name, h->netns, h->ifname, h->port, h->addr, true);
-            env->hosts[env->nhosts - 1].pid = h->pid;
-            env->hosts[env->nhosts - 1].start = h->start;
-        }
-    }
-    add_host(env, "local", "", "", "", "", false);
-    for (unsigned i = 0; i < sc->nhosts; i++) {
-        const struct host_spec *h = &sc->hosts[i];
-        add_host(env, h->name, h->netns, h->interface, h->port, h->address, false);
-    }
+    gather_hosts(tl, sc, lab);
     tl->faults = calloc(sc->nfaults, sizeof *tl->faults);
     if (!tl->faults) {
         snprintf(err, errlen, "out of memory for %u faults", sc->nfaults);
         return -1;
     }
     tl->n = sc->nfaults;
-    for (unsigned i = 0; i < tl->n; i++) {
-        struct fault *f = &tl->faults[i];
-        f->index = i;
-        f->spec = sc->faults[i];
-        f->env = env;
-        f->ops = fault_ops_of(f->spec.action_choice);
-        const struct fault_host *h = fault_find_host(env, f->spec.host);
-        if (!h) {
-            snprintf(err, errlen, "%s:%d: [fault %s] host '%s' is not known", sc->file,
-                     f->spec.line, f->spec.name, f->spec.host);
+    for (unsigned i = 0; i < tl->n; i++)
+        if (prepare_fault(tl, sc, i, err, errlen) != 0)
             return -1;
-        }
-        f->host = *h;
-        if (f->spec.interface[0])
-            snprintf(f->host.ifname, sizeof f->host.ifname, "%s", f->spec.interface);
-        if (f->spec.switch_port[0])
-            snprintf(f->host.port, sizeof f->host.port, "%s", f->spec.switch_port);
-        char e[1024];
-        if (f->ops->prepare && f->ops->prepare(f, e, sizeof e) != 0) {
-            snprintf(err, errlen, "%s:%d: [fault %s] %s: %s", sc->file, f->spec.line,
-                     f->spec.name, f->ops->action, e);
-            return -1;
-        }
-    }
     if (build_steps(tl, err, errlen) != 0)
         return -1;
     if (undo_open(&tl->undo, dir, err, errlen) != 0)
@@ -253,17 +257,18 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     if (!f->active)
         atomic_fetch_add(&tl->active, 1);
     f->active = true;
+    f->applied = true;
     char late[64];
     snprintf(late, sizeof late, "%.3f ms after its time", (double)(end - tl->t0 - st->t) / 1e6);
     emit(tl, "fault-inject", f, late);
-    if (lasting_of(f) == INSTANT) {
+    if (f->schedule.shape == FAULT_INSTANT) {
         atomic_fetch_sub(&tl->active, 1);
         f->active = false;
         f->cleared_ns = f->injected_ns;
     }
 }
 
-static void *run(void *arg)
+static void *run_schedule(void *arg)
 {
     struct timeline *tl = arg;
     /* Real-time priority when allowed (root): the workload's threads keep
@@ -304,7 +309,7 @@ int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen)
     tl->t0 = t0;
     if (!tl->n)
         return 0;
-    int rc = pthread_create(&tl->thread, NULL, run, tl);
+    int rc = pthread_create(&tl->thread, NULL, run_schedule, tl);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the fault timeline: %s", strerror(rc));
         return -1;
@@ -330,10 +335,6 @@ void timeline_finish(struct timeline *tl)
             do_clear(tl, f, "at the end of the workload");
         if (f->nundo || f->undo_failed)
             all_clear = false; /* an undo that failed: cleanup will retry */
-        if (f->sk) {
-            net_close(f->sk);
-            f->sk = NULL;
-        }
     }
     if (tl->undo_open) {
         undo_close(&tl->undo, all_clear);
@@ -369,7 +370,7 @@ void timeline_free(struct timeline *tl)
 {
     timeline_finish(tl);
     for (unsigned i = 0; tl->faults && i < tl->n; i++)
-        free(tl->faults[i].files);
+        fault_release(&tl->faults[i]);
     free(tl->faults);
     free(tl->steps);
     free(tl->delays);

@@ -5,8 +5,10 @@
  *   prepare   [fault NAME] -> struct fault: its host resolved (a lab host,
  *             `local`, or a [host NAME]), the family's prepare() checks it and
  *             plans its undo records, so mistakes stop the run before it starts
- *   schedule  inject at `at`, clear at `at + duration` (port-flap: `count`
- *             down/up pairs; no duration: at the end of the workload)
+ *   schedule  from the family's table (fault_ops.schedule): inject at `at`;
+ *             a lasting fault is cleared at `at + duration` (no duration: at
+ *             the end of the workload), a stepped one (port-flap) goes
+ *             through its inject/clear pairs, an instant one has no clear
  *   inject    20 ms ahead the undo records are written and synced to
  *             DIR/undo.log; at the exact time the family's inject() runs
  *             (one netlink or nft call), in a thread of its own that sleeps
@@ -29,7 +31,7 @@
 #include "../faults/fault.h"
 #include "../faults/undo.h"
 #include "events.h"
-#include "lab.h"
+#include "lab/lab.h"
 #include "scenario.h"
 
 struct step {
@@ -45,7 +47,8 @@ struct timeline {
     struct undo_log undo;
     bool undo_open;
     struct event_log *events;
-    struct lab lab;
+    struct lab lab;             /* the run's lab, for the faults' callbacks */
+    struct fault_lab fault_lab; /* what faults see of it */
     struct step *steps;
     unsigned nsteps;
     uint64_t t0;          /* mono_ns() at the workload start */
@@ -67,6 +70,11 @@ struct timeline {
 int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struct lab *lab,
                      const char *dir, struct event_log *events, const char *target_path,
                      uint64_t target_bytes, uint64_t run_id, char *err, size_t errlen);
+
+/* The steps of the faults' schedules (their .spec and .schedule), by time;
+ * at the same time a clear comes before an inject.  *out is malloc'd.
+ * 0, or -1 when memory is short. */
+int timeline_plan(const struct fault *faults, unsigned n, struct step **out, unsigned *nout);
 
 /* Starts the schedule; t0 is the workload start.  0, or -1 with err. */
 int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen);

@@ -4,9 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include "../lib/fsutil.h"
 
 /* Blocks overwritten by the run's corrupt faults on the target itself. */
 struct hit {
@@ -20,12 +17,14 @@ static size_t corrupted_blocks(const struct verdict_input *in, struct hit *out, 
     size_t n = 0;
     for (unsigned i = 0; i < in->nfaults; i++) {
         const struct fault *f = &in->faults[i];
-        if (strcmp(f->ops->action, "corrupt") != 0 || !f->injected_ns || f->error[0] ||
-            !same_file(f->path, in->target_path) || !in->block_size)
+        const uint64_t(*ranges)[2];
+        bool on_target = false;
+        unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
+        if (!f->applied || f->error[0] || !on_target || !in->block_size)
             continue;
-        for (unsigned r = 0; r < f->nranges; r++) {
-            uint64_t first = f->ranges[r][0] / in->block_size;
-            uint64_t last = (f->ranges[r][0] + f->ranges[r][1] - 1) / in->block_size;
+        for (unsigned r = 0; r < nranges; r++) {
+            uint64_t first = ranges[r][0] / in->block_size;
+            uint64_t last = (ranges[r][0] + ranges[r][1] - 1) / in->block_size;
             for (uint64_t b = first; b <= last && b < in->nblocks && n < cap; b++) {
                 bool seen = false;
                 for (size_t k = 0; k < n && !seen; k++)
@@ -38,7 +37,7 @@ static size_t corrupted_blocks(const struct verdict_input *in, struct hit *out, 
     return n;
 }
 
-static int add(struct run_verdict *v, size_t *cap, const struct expect_rule *rule, double value,
+static int add_result(struct verdict *v, size_t *cap, const struct expect_rule *rule, double value,
                bool known, const char *why)
 {
     if (v->n == *cap) {
@@ -62,7 +61,7 @@ static int add(struct run_verdict *v, size_t *cap, const struct expect_rule *rul
 }
 
 /* The value of a run metric. */
-static bool run_value(const struct verdict_input *in, const struct run_verdict *v, int m,
+static bool run_value(const struct verdict_input *in, const struct verdict *v, int m,
                       double *out, const char **why)
 {
     static const int cls_of[] = {
@@ -208,7 +207,7 @@ static bool fault_value(const struct verdict_input *in, int fault, int m, double
     return false;
 }
 
-int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
+int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
 {
     memset(v, 0, sizeof *v);
     struct hit hits[64 * 64];
@@ -257,10 +256,10 @@ int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
                 continue;
             known = fault_value(in, e->fault, e->metric, &value, &why);
         }
-        if (add(v, &cap, e, value, known, why) != 0)
+        if (add_result(v, &cap, e, value, known, why) != 0)
             return -1;
     }
-    bool tree = strcmp(sc->target.kind, "files") == 0;
+    bool tree = sc->backend && sc->backend->check_after; /* a kind with names to lose */
     for (int m = 0; m < M_RUN_COUNT; m++) {
         if (!run_metrics[m].integrity || stated[m])
             continue;
@@ -271,14 +270,14 @@ int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v)
         double value = 0;
         const char *why = "";
         bool known = run_value(in, v, m, &value, &why);
-        if (add(v, &cap, &rule, value, known, why) != 0)
+        if (add_result(v, &cap, &rule, value, known, why) != 0)
             return -1;
     }
     v->pass = v->failed == 0;
     return 0;
 }
 
-void verdict_free(struct run_verdict *v)
+void verdict_free(struct verdict *v)
 {
     free(v->results);
     v->results = NULL;

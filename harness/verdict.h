@@ -39,7 +39,6 @@ struct verdict_input {
     const struct fault *faults;
     unsigned nfaults;
     const struct recovery *recovery; /* one per fault; NULL for verify */
-    const char *target_path;         /* what corrupt faults must have hit to count */
     uint32_t block_size;
     uint64_t nblocks;
     /* whether a block held data of the run (was ever written) */
@@ -50,7 +49,7 @@ struct verdict_input {
     double max_stall_s;              /* over the whole workload; < 0: unknown */
 };
 
-struct run_verdict {
+struct verdict {
     uint64_t unexplained[CLS_COUNT]; /* bad reads per class the rules count */
     uint64_t explained[CLS_COUNT];   /* bad reads on blocks a corrupt fault overwrote */
     uint64_t corrupted_blocks, detected_corrupt, undetected_corrupt;
@@ -61,8 +60,8 @@ struct run_verdict {
 };
 
 /* Measures and checks.  0, or -1 when out of memory. */
-int verdict_evaluate(const struct verdict_input *in, struct run_verdict *v);
-void verdict_free(struct run_verdict *v);
+int verdict_evaluate(const struct verdict_input *in, struct verdict *v);
+void verdict_free(struct verdict *v);
 
 /* The rule as a line for people: "max_stall <= 20s: measured 3.214 s". */
 void verdict_describe(const struct expect_result *r, char *out, size_t n);

@@ -22,6 +22,8 @@
 #include <netlink/route/qdisc/tbf.h>
 #include <netlink/route/tc.h>
 
+#include "proc.h"
+
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
 #endif
@@ -60,6 +62,16 @@ static int netns_dir_ready(char *err, size_t n)
     return 0;
 }
 
+/* In a child: a new network namespace, bind-mounted on path (ctx). */
+static int pin_new_netns(void *ctx, char *err, size_t errlen)
+{
+    if (unshare(CLONE_NEWNET) != 0 || mount("/proc/self/ns/net", ctx, "none", MS_BIND, NULL) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int netns_create(const char *name, char *err, size_t errlen)
 {
     if (netns_exists(name))
@@ -76,37 +88,11 @@ int netns_create(const char *name, char *err, size_t errlen)
     close(fd);
     /* A child gets the new namespace and pins it with the bind mount; the
      * namespace outlives the child. */
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        int e = 0;
-        if (unshare(CLONE_NEWNET) != 0 || mount("/proc/self/ns/net", path, "none", MS_BIND,
-                                                NULL) != 0)
-            e = errno;
-        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
-            _exit(2);
-        _exit(e ? 1 : 0);
-    }
-    close(pipefd[1]);
-    int e = EIO;
-    if (read(pipefd[0], &e, sizeof e) != (ssize_t)sizeof e)
-        e = EIO;
-    close(pipefd[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    if (e != 0) {
+    struct proc_place here = {.netns = NULL};
+    char why[512];
+    if (proc_call_at(&here, pin_new_netns, path, why, sizeof why) != 0) {
         unlink(path);
-        snprintf(err, errlen, "cannot create network namespace %s: %s", name, strerror(e));
+        snprintf(err, errlen, "cannot create network namespace %s: %s", name, why);
         return -1;
     }
     return 0;
@@ -265,19 +251,24 @@ static int get_link(struct nl_sock *sk, const char *name, struct rtnl_link **l, 
     return 0;
 }
 
+int net_ifindex(struct nl_sock *sk, const char *name, char *err, size_t errlen)
+{
+    struct rtnl_link *l;
+    if (get_link(sk, name, &l, err, errlen) != 0)
+        return -1;
+    int i = rtnl_link_get_ifindex(l);
+    rtnl_link_put(l);
+    return i;
+}
+
 int net_link_set_master(struct nl_sock *sk, const char *name, const char *master, char *err,
                         size_t errlen)
 {
-    struct rtnl_link *l, *m;
-    if (get_link(sk, name, &l, err, errlen) != 0)
+    int port = net_ifindex(sk, name, err, errlen);
+    int bridge = port < 0 ? -1 : net_ifindex(sk, master, err, errlen);
+    if (bridge < 0)
         return -1;
-    if (get_link(sk, master, &m, err, errlen) != 0) {
-        rtnl_link_put(l);
-        return -1;
-    }
-    int rc = rtnl_link_enslave_ifindex(sk, rtnl_link_get_ifindex(m), rtnl_link_get_ifindex(l));
-    rtnl_link_put(l);
-    rtnl_link_put(m);
+    int rc = rtnl_link_enslave_ifindex(sk, bridge, port);
     if (rc < 0)
         return nlfail(err, errlen, rc, "cannot attach to the bridge:", name);
     return 0;
@@ -303,16 +294,6 @@ int net_link_set_up(struct nl_sock *sk, const char *name, bool up, char *err, si
     if (rc < 0)
         return nlfail(err, errlen, rc, up ? "cannot set up" : "cannot set down", name);
     return 0;
-}
-
-int net_ifindex(struct nl_sock *sk, const char *name, char *err, size_t errlen)
-{
-    struct rtnl_link *l;
-    if (get_link(sk, name, &l, err, errlen) != 0)
-        return -1;
-    int i = rtnl_link_get_ifindex(l);
-    rtnl_link_put(l);
-    return i;
 }
 
 int net_link_set_up_index(struct nl_sock *sk, int ifindex, bool up, char *err, size_t errlen)
@@ -342,11 +323,9 @@ int net_link_set_up_index(struct nl_sock *sk, int ifindex, bool up, char *err, s
 int net_addr_add(struct nl_sock *sk, const char *name, const char *cidr, char *err,
                  size_t errlen)
 {
-    struct rtnl_link *l;
-    if (get_link(sk, name, &l, err, errlen) != 0)
+    int ifindex = net_ifindex(sk, name, err, errlen);
+    if (ifindex < 0)
         return -1;
-    int ifindex = rtnl_link_get_ifindex(l);
-    rtnl_link_put(l);
     struct nl_addr *local;
     int rc = nl_addr_parse(cidr, AF_INET, &local);
     if (rc < 0)
@@ -410,11 +389,9 @@ int net_link_state(struct nl_sock *sk, const char *name, struct link_state *st, 
 int net_tbf_set(struct nl_sock *sk, const char *name, uint64_t rate, uint32_t burst,
                 uint32_t latency_us, char *err, size_t errlen)
 {
-    struct rtnl_link *l;
-    if (get_link(sk, name, &l, err, errlen) != 0)
+    int ifindex = net_ifindex(sk, name, err, errlen);
+    if (ifindex < 0)
         return -1;
-    int ifindex = rtnl_link_get_ifindex(l);
-    rtnl_link_put(l);
     if (rate == 0 || rate > INT32_MAX) {
         snprintf(err, errlen, "rate %llu bytes/s is out of range for tbf",
                  (unsigned long long)rate);
@@ -465,11 +442,9 @@ int net_qdisc_delete_root(struct nl_sock *sk, const char *name, char *err, size_
 int net_bridge_ports(struct nl_sock *sk, const char *bridge, char names[][16], int max, char *err,
                      size_t errlen)
 {
-    struct rtnl_link *b;
-    if (get_link(sk, bridge, &b, err, errlen) != 0)
+    int master = net_ifindex(sk, bridge, err, errlen);
+    if (master < 0)
         return -1;
-    int master = rtnl_link_get_ifindex(b);
-    rtnl_link_put(b);
     struct nl_cache *cache;
     int rc = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
     if (rc < 0)

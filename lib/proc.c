@@ -1,7 +1,9 @@
 /* proc — see proc.h. */
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,6 +211,102 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
     *pid = child;
     *start = proc_starttime(child);
     return 0;
+}
+
+int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, size_t errlen),
+                 void *ctx, char *err, size_t errlen)
+{
+    int nsfd[2];
+    if (open_place(at, nsfd, err, errlen) != 0)
+        return -1;
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        close_place(nsfd);
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close_place(nsfd);
+        return -1;
+    }
+    if (child == 0) {
+        char msg[1024] = "";
+        int e = enter_place(at, nsfd), rc = -1;
+        if (e) {
+            char where[96];
+            snprintf(msg, sizeof msg, "cannot enter%s: %s", place_name(at, where, sizeof where),
+                     strerror(e));
+        } else {
+            rc = fn(ctx, msg, sizeof msg);
+        }
+        if (rc != 0 && write(pipefd[1], msg, strlen(msg)) < 0)
+            _exit(2);
+        _exit(rc != 0);
+    }
+    close(pipefd[1]);
+    close_place(nsfd);
+    char msg[1024];
+    size_t used = 0;
+    for (;;) { /* until the child exits and the pipe closes */
+        ssize_t n = read(pipefd[0], msg + used, sizeof msg - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || (used += (size_t)n) == sizeof msg - 1)
+            break;
+    }
+    msg[used] = '\0';
+    close(pipefd[0]);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    snprintf(err, errlen, "%s", used ? msg : "the child process failed");
+    return -1;
+}
+
+int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc_seen *p),
+                       void *ctx)
+{
+    char path[PATH_MAX];
+    struct stat ns;
+    if (netns && *netns)
+        snprintf(path, sizeof path, "%s/%s", NETNS_DIR, netns);
+    else
+        snprintf(path, sizeof path, "/proc/self/ns/net");
+    if (stat(path, &ns) != 0)
+        return -1;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int seen = 0;
+    while (d && (e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        struct stat st;
+        if (*end || pid <= 0 || pid == getpid())
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/ns/net", pid);
+        if (stat(path, &st) != 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
+            continue;
+        struct proc_seen p = {.pid = (pid_t)pid, .start = proc_starttime((pid_t)pid)};
+        snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+        FILE *c = fopen(path, "r");
+        if (c) {
+            if (fgets(p.comm, sizeof p.comm, c))
+                p.comm[strcspn(p.comm, "\n")] = '\0';
+            fclose(c);
+        }
+        seen++;
+        if (fn(ctx, &p))
+            break;
+    }
+    if (d)
+        closedir(d);
+    return seen;
 }
 
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)

@@ -50,9 +50,31 @@ struct proc_place {
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen);
 
+/* Runs fn(ctx) in a child process at a place and waits for it: for work
+ * that must happen inside other namespaces without moving this process (a
+ * thread of a process with others cannot enter a mount namespace).  fn
+ * returns 0, or -1 with err filled; the child's message comes back through
+ * a pipe.  0, or -1 with err filled (fn's words, or why the child could not
+ * get there). */
+int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, size_t errlen),
+                 void *ctx, char *err, size_t errlen);
+
 /* proc_run() at a place. */
 int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
                 int timeout_ms);
+
+/* A process met by proc_each_in_netns(). */
+struct proc_seen {
+    pid_t pid;
+    uint64_t start;
+    char comm[32];
+};
+
+/* Calls fn for every process but this one whose network namespace is
+ * netns (NULL or "": ours), until fn returns non-zero.  The number of
+ * processes fn saw, or -1 when the namespace does not exist. */
+int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc_seen *p),
+                       void *ctx);
 
 /* Sends sig to the process if it is still the one started at `start`.
  * For SIGKILL, waits (at most 2 s) until it is dead, reaping it when it is

@@ -1,6 +1,7 @@
-/* backend — the table of known backends; see backend.h. */
+/* backend — the table of known backends, one line each; see backend.h. */
 #include "backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const struct backend_ops backend_file_ops;
@@ -23,9 +24,22 @@ const struct backend_ops *backend_find(const char *kind)
     return NULL;
 }
 
+unsigned backend_all(const struct backend_ops *const **out)
+{
+    *out = all;
+    return sizeof all / sizeof all[0];
+}
+
 const char *backend_kinds(void)
 {
-    return "file, blockdev, iscsi, files";
+    static char text[256];
+    if (!text[0]) {
+        size_t used = 0;
+        for (size_t i = 0; i < sizeof all / sizeof all[0] && used < sizeof text; i++)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? ", " : "",
+                                     all[i]->kind);
+    }
+    return text;
 }
 
 void io_stats_add(struct io_stats *s, const struct io *io)

@@ -1,11 +1,15 @@
 /*
  * backend — where blocks are read and written.
  *
- * A backend is one file that fills a `struct backend_ops`: open, submit,
- * reap, close.  The engine never knows which backend runs.  I/O is
- * asynchronous: submit() queues a request, reap() hands back completed ones
- * (waiting at most wait_ms for the first).  A backend may batch submissions
- * until the next reap().
+ * A backend is one file that fills a `struct backend_ops` and one line in
+ * the table of backend.c.  The I/O part is open, submit, reap, close: the
+ * engine never knows which backend runs.  I/O is asynchronous: submit()
+ * queues a request, reap() hands back completed ones (waiting at most
+ * wait_ms for the first).  A backend may batch submissions until the next
+ * reap().  The rest of the table carries what is special to the kind
+ * elsewhere, so that no other module branches on it: its own scenario keys
+ * and rules, the place a lab gives it, where a finding is for people, the
+ * metadata streams beside its data, and checks after the sweep.
  *
  *   kind       file                 regular file: io_uring or sync, optional O_DIRECT
  *   kind       blockdev             block device, always O_DIRECT, refuses a
@@ -29,6 +33,7 @@
 
 #include "../checks/gen.h"
 #include "../lib/errbuf.h"
+#include "../lib/keys.h"
 
 enum io_op { IO_READ, IO_WRITE, IO_FLUSH };
 
@@ -75,46 +80,74 @@ enum io_engine {
     ENGINE_SYNC,  /* pread/pwrite in submit(): one I/O per worker thread */
 };
 
-#define FL_MAX_PORTALS 8
 #define FL_URL_MAX 512
+#define FL_KIND_OPTS 9216 /* room for the largest kind's own keys */
 
-/* [target] keys of kind = iscsi. */
-struct iscsi_cfg {
-    char portals[FL_MAX_PORTALS][FL_URL_MAX]; /* iscsi://HOST[:PORT]/IQN/LUN */
-    unsigned nportals;
-    bool fua;                     /* every write with FUA: durable at completion */
-    unsigned command_timeout_s;   /* a command unanswered this long: the path is dead */
-    unsigned tcp_user_timeout_ms; /* unacknowledged data this long: the connection is dead */
-    unsigned nop_interval_ms;     /* NOP-Out on every path this often */
-    unsigned nop_missed;          /* NOPs unanswered before the path is dead */
-    uint64_t io_timeout_ns;       /* an I/O finds no path for this long: it fails */
-    uint64_t login_timeout_ns;    /* connecting and logging in at the start */
-    uint64_t retry_interval_ns;   /* a dead path is tried again this often */
-};
-
-/* [target] kind = files: which tree, and its blocks. */
-struct files_cfg {
-    int tree_class;      /* enum tree_class */
-    uint32_t block_size; /* the workload's: files are whole blocks */
-    char tree_name[128]; /* the tree is PATH/faultline-NAME (the scenario name) */
-};
-
-/* What [target] says. */
+/* What [target] says.  Keys every kind has are fields; a kind's own keys
+ * (iscsi's portals and timeouts, a file tree's class) live in `opts`, laid
+ * out as that kind's key tables say (BACKEND_OPT). */
 struct target_cfg {
     enum io_engine engine;
-    struct iscsi_cfg iscsi;
-    struct files_cfg files;
     char kind[16];
     char path[PATH_MAX];
-    uint64_t size; /* bytes to test; 0 = the whole device or existing file */
-    bool direct;   /* O_DIRECT (always on for blockdev) */
-    bool sync;     /* O_DSYNC: every write is durable when it completes */
+    uint64_t size;  /* bytes to test; 0 = the whole device or existing file */
+    bool direct;    /* O_DIRECT (always on for blockdev) */
+    bool sync;      /* O_DSYNC: every write is durable when it completes */
+    bool located;   /* the scenario says where the target is (else a lab's place) */
+    _Alignas(max_align_t) unsigned char opts[FL_KIND_OPTS];
+};
+
+/* The kind's own options of a target, as its struct. */
+#define BACKEND_OPTS(t, type) ((type *)(void *)(t)->opts)
+/* For a kind's key tables: a field of its options struct. */
+#define BACKEND_OPT(type, field)                                                               \
+    offsetof(struct target_cfg, opts) + offsetof(type, field), sizeof(((type *)0)->field)
+
+struct workload_cfg;
+
+/* What the scenario parser hands a kind's check. */
+struct backend_setup {
+    struct target_cfg *t;
+    struct workload_cfg *w;
+    const char *name;       /* the scenario's */
+    int engine_choice;      /* as written: 0 auto, 1 io_uring, 2 sync */
+    bool lab_serves;        /* the scenario's lab gives this target its place */
+    const char *lab_hint;   /* " (or [scenario] lab = X for Y)": how a lab could; "" */
+    /* whether a key is in the file */
+    bool (*given)(const struct backend_setup *s, const char *section, const char *key);
+    const void *ctx;
+    /* out, with a mistake: where it is (key NULL: the section's line) */
+    const char *section, *key;
 };
 
 struct backend;
 
+struct findings;
+
 struct backend_ops {
     const char *kind;
+    /* Its own keys of [target] and [workload] (values in target_cfg.opts);
+     * given for another kind they are a mistake. */
+    struct key_table target_keys, workload_keys;
+    /* The kind's scenario rules: checks its keys together, sets what
+     * follows from them (engine, direct, t->located, defaults).  0, or -1
+     * with err, s->section and s->key saying where. */
+    int (*check)(struct backend_setup *s, char *err, size_t errlen);
+    /* Takes the place a lab gives it (a mount, portals) where the scenario
+     * named none.  NULL: no lab serves this kind.  0, or -1 with err. */
+    int (*place)(struct target_cfg *t, const char *where, char *err, size_t errlen);
+    /* Where a finding is: the file or device holding block (at which byte
+     * of it), or for a name finding (block FL_NO_BLOCK) the path of name. */
+    void (*where)(const struct target_cfg *t, uint64_t block, uint64_t offset, const char *name,
+                  char *path, size_t n, uint64_t *off);
+    /* Metadata streams beside the data streams, and the root they work in.
+     * NULL or 0: none. */
+    unsigned (*streams)(const struct target_cfg *t, char *root, size_t n);
+    /* Checks beyond the blocks, once they are swept (the names of a file
+     * tree); skip: names (relative) that are not the layout's.  Findings
+     * carry phase and now.  Their number, or -1 with err.  NULL: none. */
+    long (*check_after)(const struct target_cfg *t, const char *const *skip, struct findings *f,
+                        const char *phase, uint64_t now, char *err, size_t errlen);
     /* Opens the target, sets be->capacity, be->align, be->durable_writes and
      * be->desc.  0, or -1 with err filled. */
     int (*open)(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
@@ -155,7 +188,7 @@ const struct backend_ops *backend_find(const char *kind);
 /* Comma-separated list of known kinds, for error messages. */
 const char *backend_kinds(void);
 
-/* kind = files: the tree's root directory, PATH/faultline-NAME. */
-void files_root(const struct target_cfg *t, char *out, size_t n);
+/* The kinds, in the order of the reference. */
+unsigned backend_all(const struct backend_ops *const **out);
 
 #endif

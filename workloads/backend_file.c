@@ -376,8 +376,42 @@ static int blockdev_open(struct backend *be, const struct target_cfg *t, unsigne
     return 0;
 }
 
+/* --- the kinds' scenario rules --- */
+
+static int path_check(struct backend_setup *s, char *err, size_t errlen)
+{
+    if (!s->t->path[0]) {
+        s->section = "target";
+        snprintf(err, errlen, "[target] needs 'path'%s", s->lab_hint);
+        return -1;
+    }
+    s->t->located = true;
+    return 0;
+}
+
+/* A block device is always opened with O_DIRECT: io_uring, unless the
+ * scenario asks for the sync engine. */
+static int blockdev_check(struct backend_setup *s, char *err, size_t errlen)
+{
+    s->t->direct = true;
+    if (s->engine_choice == 0)
+        s->t->engine = ENGINE_URING;
+    return path_check(s, err, errlen);
+}
+
+static void path_where(const struct target_cfg *t, uint64_t block, uint64_t offset,
+                       const char *name, char *path, size_t n, uint64_t *off)
+{
+    (void)block;
+    (void)name;
+    snprintf(path, n, "%s", t->path);
+    *off = offset;
+}
+
 const struct backend_ops backend_file_ops = {
     .kind = "file",
+    .check = path_check,
+    .where = path_where,
     .open = file_open,
     .submit = file_submit,
     .reap = file_reap,
@@ -386,6 +420,8 @@ const struct backend_ops backend_file_ops = {
 
 const struct backend_ops backend_blockdev_ops = {
     .kind = "blockdev",
+    .check = blockdev_check,
+    .where = path_where,
     .open = blockdev_open,
     .submit = file_submit,
     .reap = file_reap,

@@ -34,9 +34,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "../checks/block.h"
+#include "backend_files.h"
+#include "engine.h"
 #include "tree.h"
+#include "../checks/block.h"
+#include "../lib/clock.h"
 
 /* One tree shared by the workers of a run. */
 struct shared_tree {
@@ -62,9 +64,15 @@ struct files_priv {
     unsigned ndone, cap;
 };
 
-void files_root(const struct target_cfg *t, char *out, size_t n)
+static const struct files_cfg *cfg_of(const struct target_cfg *t)
 {
-    if ((size_t)snprintf(out, n, "%s/faultline-%s", t->path, t->files.tree_name) >= n)
+    return BACKEND_OPTS(t, const struct files_cfg);
+}
+
+/* The tree's root directory, PATH/faultline-NAME. */
+static void files_root(const struct target_cfg *t, char *out, size_t n)
+{
+    if ((size_t)snprintf(out, n, "%s/faultline-%s", t->path, cfg_of(t)->tree_name) >= n)
         out[0] = 0; /* too long: open refuses it */
 }
 
@@ -108,8 +116,8 @@ static struct shared_tree *attach(const struct target_cfg *t, bool create, char 
         snprintf(err, n, "out of memory");
         goto out;
     }
-    if (tree_layout(&s->t, (enum tree_class)t->files.tree_class, t->size, t->files.block_size,
-                    root, err, n) != 0) {
+    if (tree_layout(&s->t, (enum tree_class)cfg_of(t)->tree_class, t->size,
+                    cfg_of(t)->block_size, root, err, n) != 0) {
         free(s);
         s = NULL;
         goto out;
@@ -347,8 +355,163 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
     return 0;
 }
 
+/* --- the kind's keys and scenario rules --- */
+
+#define OPT(field) BACKEND_OPT(struct files_cfg, field)
+
+static const struct key_def workload_keys[] = {
+    {"class", KEY_CHOICE, "mixed", "large|medium|small|tree|mixed", OPT(tree_class), 0, 0,
+     "files: the tree's shape: large (4 big files), medium (10 MiB files in 10 directories), "
+     "small (3 KiB files, 100 per directory), tree (a source tree), mixed (a third each of "
+     "large, medium, small)", 0},
+    {"procs", KEY_COUNT, NULL, NULL, OPT(procs), 1, 256,
+     "files: parallel streams, each a thread doing one I/O at a time (the same as depth; "
+     "default: depth)", 0},
+    {"metadata", KEY_COUNT, "1", NULL, OPT(metadata), 0, 16,
+     "files: metadata streams (create, rename, unlink, mkdir, readdir, stat checked against a "
+     "model of the tree), each in its own directory; 0: none", 0},
+};
+
+static int files_check(struct backend_setup *s, char *err, size_t errlen)
+{
+    struct target_cfg *t = s->t;
+    struct files_cfg *c = files_cfg(t);
+    struct workload_cfg *w = s->w;
+    if (!t->path[0] && !s->lab_serves) {
+        s->section = "target";
+        snprintf(err, errlen, "[target] needs 'path'%s", s->lab_hint);
+        return -1;
+    }
+    if (s->engine_choice == 1 || t->direct) {
+        s->section = "workload";
+        s->key = t->direct ? "direct" : "engine";
+        snprintf(err, errlen, "%s: kind = files runs the sync engine, buffered (one thread per "
+                 "stream, as applications use a filesystem)", s->key);
+        return -1;
+    }
+    if (c->procs && s->given(s, "workload", "depth")) {
+        s->section = "workload";
+        s->key = "procs";
+        snprintf(err, errlen, "procs and depth say the same for kind = files: give one");
+        return -1;
+    }
+    if (c->procs)
+        w->depth = (unsigned)c->procs;
+    if (!t->size)
+        t->size = 64ull << 20;
+    t->engine = ENGINE_SYNC;
+    t->located = t->path[0] != 0;
+    c->block_size = w->block_size;
+    snprintf(c->tree_name, sizeof c->tree_name, "%s", s->name);
+    return 0;
+}
+
+/* The lab's mount, where the scenario named no directory. */
+static int files_place(struct target_cfg *t, const char *where, char *err, size_t errlen)
+{
+    if (t->path[0])
+        return 0;
+    if (strlen(where) >= sizeof t->path) {
+        snprintf(err, errlen, "%s: path too long", where);
+        return -1;
+    }
+    snprintf(t->path, sizeof t->path, "%s", where);
+    t->located = true;
+    return 0;
+}
+
+/* The layout of the tree, built once: reports name the file of every block
+ * finding, and a tree may hold many thousands of files.  Reports are
+ * written by one thread. */
+static struct tree where_tree;
+static bool where_ready;
+
+static void files_where(const struct target_cfg *t, uint64_t block, uint64_t offset,
+                        const char *name, char *path, size_t n, uint64_t *off)
+{
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    *off = offset;
+    if (block == FL_NO_BLOCK) {
+        snprintf(path, n, "%s/%s", root, name);
+        return;
+    }
+    char err[256];
+    if (!where_ready && tree_layout(&where_tree, (enum tree_class)cfg_of(t)->tree_class, t->size,
+                                    cfg_of(t)->block_size, root, err, sizeof err) == 0)
+        where_ready = true;
+    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, block) : NULL;
+    if (!tf) {
+        snprintf(path, n, "%s", root);
+        return;
+    }
+    tree_path(&where_tree, tf, path, n);
+    *off = offset - tf->first_block * where_tree.block_size;
+}
+
+static unsigned files_streams(const struct target_cfg *t, char *root, size_t n)
+{
+    files_root(t, root, n);
+    return (unsigned)cfg_of(t)->metadata;
+}
+
+/* What the namespace check found, as findings with their path. */
+struct damage_ctx {
+    struct findings *f;
+    const char *phase;
+    uint64_t read_ns;
+};
+
+static void damage(void *arg, enum tree_damage what, const char *rel, uint64_t want,
+                   uint64_t found)
+{
+    struct damage_ctx *c = arg;
+    char detail[192];
+    switch (what) {
+    case TREE_MISSING:
+        snprintf(detail, sizeof detail, "made when the tree was created, gone now");
+        findings_add_name(c->f, CLS_MISSING_FILE, rel, "create", c->phase, 0, c->read_ns, detail);
+        break;
+    case TREE_UNEXPECTED:
+        snprintf(detail, sizeof detail, "%llu bytes; no operation of the run made it",
+                 (unsigned long long)found);
+        findings_add_name(c->f, CLS_UNEXPECTED_FILE, rel, "none", c->phase, FL_TIME_UNKNOWN,
+                          c->read_ns, detail);
+        break;
+    case TREE_WRONG_SIZE:
+        snprintf(detail, sizeof detail, "%llu bytes, must be %llu", (unsigned long long)found,
+                 (unsigned long long)want);
+        findings_add_name(c->f, CLS_WRONG_SIZE, rel, "create", c->phase, 0, c->read_ns, detail);
+        break;
+    }
+}
+
+/* The names of the tree: every directory and file of the layout there at
+ * its size, and nothing else. */
+static long files_check_after(const struct target_cfg *t, const char *const *skip,
+                              struct findings *f, const char *phase, uint64_t now, char *err,
+                              size_t errlen)
+{
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    struct tree tr;
+    if (tree_layout(&tr, (enum tree_class)cfg_of(t)->tree_class, t->size, cfg_of(t)->block_size,
+                    root, err, errlen) != 0)
+        return -1;
+    struct damage_ctx c = {.f = f, .phase = phase, .read_ns = now};
+    long n = tree_check(&tr, skip, damage, &c, err, errlen);
+    tree_free(&tr);
+    return n;
+}
+
 const struct backend_ops backend_files_ops = {
     .kind = "files",
+    .workload_keys = KEY_TABLE(workload_keys),
+    .check = files_check,
+    .place = files_place,
+    .where = files_where,
+    .streams = files_streams,
+    .check_after = files_check_after,
     .open = files_open,
     .submit = files_submit,
     .reap = files_reap,

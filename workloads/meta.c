@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../checks/names.h"
 #include "../lib/clock.h"
 
 static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
@@ -58,7 +57,7 @@ static void failed(struct meta_stream *s, enum meta_op op, unsigned d, int f, in
     slot_rel(s, d, f, rel, sizeof rel);
     snprintf(detail, sizeof detail, "%s failed: %s; the names it touches may be either way "
              "until seen", op_names[op], strerror(err));
-    names_add(&s->findings, CLS_IO_ERROR, rel, op_names[op], "workload", now, now, detail);
+    findings_add_name(&s->findings, CLS_IO_ERROR, rel, op_names[op], "workload", now, now, detail);
     s->errors++;
     /* A dead mount fails at once: do not spin on it. */
     struct timespec ts = {0, 10 * 1000 * 1000};
@@ -80,19 +79,19 @@ static void observe(struct meta_stream *s, unsigned d, int f, bool exists, uint6
             return;
         snprintf(detail, sizeof detail, "there (%" PRIu64 " bytes), but %s at %.3f s left it "
                  "absent", size, made, (double)m->op_ns / 1e9);
-        names_add(&s->findings, CLS_UNEXPECTED_FILE, rel, made, phase, m->op_ns, now, detail);
+        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, made, phase, m->op_ns, now, detail);
         set_slot(m, SLOT_PRESENT, (enum meta_op)m->op, (uint32_t)size, m->op_ns);
         return;
     case SLOT_PRESENT:
         if (!exists) {
             snprintf(detail, sizeof detail, "gone; %s at %.3f s made it%s", made,
                      (double)m->op_ns / 1e9, f < 0 ? "" : " with its size");
-            names_add(&s->findings, CLS_MISSING_FILE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_MISSING_FILE, rel, made, phase, m->op_ns, now, detail);
             set_slot(m, SLOT_ABSENT, (enum meta_op)m->op, 0, m->op_ns);
         } else if (f >= 0 && size_known && size != m->size) {
             snprintf(detail, sizeof detail, "%" PRIu64 " bytes, must be %u (%s at %.3f s)", size,
                      m->size, made, (double)m->op_ns / 1e9);
-            names_add(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
             m->size = (uint32_t)size;
         }
         return;
@@ -109,7 +108,7 @@ static void observe(struct meta_stream *s, unsigned d, int f, bool exists, uint6
         } else {
             snprintf(detail, sizeof detail, "%" PRIu64 " bytes, at most %u allowed after the "
                      "failed %s at %.3f s", size, m->size, made, (double)m->op_ns / 1e9);
-            names_add(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
             m->state = SLOT_PRESENT;
             m->size = (uint32_t)size;
         }
@@ -160,7 +159,7 @@ static void do_readdir(struct meta_stream *s, unsigned d, const char *phase, uin
         char rel[320], detail[192];
         snprintf(rel, sizeof rel, "%s/d%u/%.255s", s->rel, d, e->d_name);
         snprintf(detail, sizeof detail, "a name no operation of the stream makes");
-        names_add(&s->findings, CLS_UNEXPECTED_FILE, rel, "none", phase, FL_TIME_UNKNOWN, now,
+        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, "none", phase, FL_TIME_UNKNOWN, now,
                   detail);
     }
     int err = errno;

@@ -53,7 +53,7 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
         statemap_read_done(v->map, local);
         return;
     }
-    struct verdict vd;
+    struct classification vd;
     enum fl_class c = classify_block(&v->cls, io->buf, io->block, &e, &vd);
     if (!class_is_finding(c)) {
         findings_count(v->findings, c);

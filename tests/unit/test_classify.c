@@ -42,7 +42,7 @@ static struct expectation expect(gen_t durable, gen_t acked)
     return (struct expectation){.lo = durable, .hi = acked, .acked = acked, .strict = true};
 }
 
-static enum fl_class classify(uint64_t block, struct expectation e, struct verdict *v)
+static enum fl_class classify(uint64_t block, struct expectation e, struct classification *v)
 {
     return classify_block(&cls, buf, block, &e, v);
 }
@@ -50,7 +50,7 @@ static enum fl_class classify(uint64_t block, struct expectation e, struct verdi
 static void ok_when_exactly_the_acknowledged_generation(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 7, 5, 1000);
     assert_int_equal(classify(7, expect(5, 5), &v), CLS_OK);
     block_fill(buf, &fmt, 7, 6, 1000);
@@ -60,7 +60,7 @@ static void ok_when_exactly_the_acknowledged_generation(void **state)
 static void any_flipped_bit_in_any_sector_is_corrupt(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     /* Every sector, bits in the magic, the checksum, the stamp and the payload. */
     const unsigned offsets[] = {0, 3, 4, 7, 8, 16, 24, 28, 32, 36, 38, 40, 47, 48, 200, 511};
     for (unsigned s = 0; s < NSECT; s++)
@@ -76,7 +76,7 @@ static void any_flipped_bit_in_any_sector_is_corrupt(void **state)
 static void another_blocks_stamp_is_misdirected(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 12, 3, 1000); /* block 12's data where block 11 belongs */
     assert_int_equal(classify(11, expect(2, 2), &v), CLS_MISDIRECTED);
     assert_true(v.found_known);
@@ -87,7 +87,7 @@ static void another_blocks_stamp_is_misdirected(void **state)
 static void one_misplaced_sector_is_misdirected(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 11, 2, 1000);
     block_fill(other, &fmt, 40, 2, 1000);
     memcpy(buf + 5 * FL_SECTOR, other + 5 * FL_SECTOR, FL_SECTOR);
@@ -98,7 +98,7 @@ static void one_misplaced_sector_is_misdirected(void **state)
 static void shifted_sectors_are_misdirected(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 11, 2, 1000);
     memcpy(buf + 2 * FL_SECTOR, buf + 1 * FL_SECTOR, FL_SECTOR); /* sector 1 landed at 2 */
     assert_int_equal(classify(11, expect(2, 2), &v), CLS_MISDIRECTED);
@@ -108,7 +108,7 @@ static void shifted_sectors_are_misdirected(void **state)
 static void another_target_or_writer_is_misdirected(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     struct block_fmt t2 = fmt;
     t2.target_id = 2;
     block_fill(buf, &t2, 11, 2, 1000);
@@ -122,7 +122,7 @@ static void another_target_or_writer_is_misdirected(void **state)
 static void sectors_of_two_generations_are_torn(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 20, 8, 1000);
     block_fill(other, &fmt, 20, 7, 900);
     memcpy(buf + 6 * FL_SECTOR, other + 6 * FL_SECTOR, 2 * FL_SECTOR);
@@ -133,7 +133,7 @@ static void sectors_of_two_generations_are_torn(void **state)
 static void half_written_first_write_is_torn(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 20, 1, 1000);
     memset(buf + 4 * FL_SECTOR, 0, 4 * FL_SECTOR);
     struct expectation e = {.lo = GEN_NONE, .hi = 1, .acked = 1, .strict = false};
@@ -143,7 +143,7 @@ static void half_written_first_write_is_torn(void **state)
 static void older_than_durable_is_lost_write(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 30, 4, 1000);
     assert_int_equal(classify(30, expect(5, 6), &v), CLS_LOST_WRITE);
     assert_int_equal(v.found_gen, 4);
@@ -152,7 +152,7 @@ static void older_than_durable_is_lost_write(void **state)
 static void another_runs_data_where_ours_was_durable_is_lost_write(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     struct block_fmt old = fmt;
     old.run_id = 42;
     block_fill(buf, &old, 30, 9, 1000);
@@ -162,7 +162,7 @@ static void another_runs_data_where_ours_was_durable_is_lost_write(void **state)
 static void older_than_acknowledged_is_stale_read(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 31, 5, 1000);
     assert_int_equal(classify(31, expect(5, 6), &v), CLS_STALE_READ);
     /* The same data after a crash, when pending writes may be lost: ok. */
@@ -173,7 +173,7 @@ static void older_than_acknowledged_is_stale_read(void **state)
 static void zeroes_where_data_was_durable_are_zeroed(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     memset(buf, 0, sizeof buf);
     assert_int_equal(classify(40, expect(3, 3), &v), CLS_ZEROED);
     assert_false(v.found_known);
@@ -182,7 +182,7 @@ static void zeroes_where_data_was_durable_are_zeroed(void **state)
 static void zeroes_before_the_first_write_is_acknowledged(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     memset(buf, 0, sizeof buf);
     /* Acknowledged but not durable, nothing allows it: stale.  After a crash: ok. */
     assert_int_equal(classify(40, expect(GEN_NONE, 1), &v), CLS_STALE_READ);
@@ -193,7 +193,7 @@ static void zeroes_before_the_first_write_is_acknowledged(void **state)
 static void never_written_is_unwritten_whatever_it_holds(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     memset(buf, 0, sizeof buf);
     assert_int_equal(classify(50, expect(GEN_NONE, GEN_NONE), &v), CLS_UNWRITTEN);
     for (size_t i = 0; i < sizeof buf; i++)
@@ -208,7 +208,7 @@ static void never_written_is_unwritten_whatever_it_holds(void **state)
 static void our_data_on_a_never_written_block_is_misdirected(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 51, 2, 1000);
     assert_int_equal(classify(50, expect(GEN_NONE, GEN_NONE), &v), CLS_MISDIRECTED);
 }
@@ -216,7 +216,7 @@ static void our_data_on_a_never_written_block_is_misdirected(void **state)
 static void a_generation_never_issued_is_corrupt(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     block_fill(buf, &fmt, 60, 9, 1000);
     assert_int_equal(classify(60, expect(5, 6), &v), CLS_CORRUPT);
     assert_non_null(strstr(v.detail, "newer than any write issued"));
@@ -225,7 +225,7 @@ static void a_generation_never_issued_is_corrupt(void **state)
 static void generations_compare_across_the_wrap(void **state)
 {
     (void)state;
-    struct verdict v;
+    struct classification v;
     /* 65535 is followed by 1: durable 65535, acknowledged 2. */
     block_fill(buf, &fmt, 70, 1, 1000);
     assert_int_equal(classify(70, expect(65535, 2), &v), CLS_STALE_READ);
@@ -248,7 +248,7 @@ static void every_block_size_from_512_bytes_to_1_mib(void **state)
         assert_non_null(b);
         block_fill(b, &f, 3, 2, 1000);
         struct expectation e = expect(2, 2);
-        struct verdict v;
+        struct classification v;
         assert_int_equal(classify_block(&c, b, 3, &e, &v), CLS_OK);
         b[sizes[i] - 1] ^= 1; /* the very last byte */
         assert_int_equal(classify_block(&c, b, 3, &e, &v), CLS_CORRUPT);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../../harness/scenario.h"
+#include "../../workloads/backend_iscsi.h"
 #include "../../lib/units.h"
 
 static const char minimum[] = "[scenario]\n"
@@ -122,18 +123,18 @@ static void iscsi_targets_take_portals_or_the_lab(void **state)
                        "command_timeout = 2500ms\n";
     if (scenario_parse(text, "i.scn", &sc, err, sizeof err) != 0)
         fail_msg("%s", err);
-    assert_int_equal(sc.target.iscsi.nportals, 2);
-    assert_string_equal(sc.target.iscsi.portals[1], "iscsi://198.18.1.12:3261/iqn.x:lun/1");
-    assert_true(sc.target.iscsi.fua);
-    assert_int_equal(sc.target.iscsi.command_timeout_s, 3); /* whole seconds, rounded up */
-    assert_int_equal(sc.target.iscsi.nop_missed, 3);
-    assert_true(sc.target.iscsi.io_timeout_ns == 30000000000ull);
+    assert_int_equal(iscsi_cfg(&sc.target)->nportals, 2);
+    assert_string_equal(iscsi_cfg(&sc.target)->portals[1], "iscsi://198.18.1.12:3261/iqn.x:lun/1");
+    assert_true(iscsi_cfg(&sc.target)->fua);
+    assert_int_equal(iscsi_cfg(&sc.target)->command_timeout_s, 3); /* whole seconds, rounded up */
+    assert_int_equal(iscsi_cfg(&sc.target)->nop_missed, 3);
+    assert_true(iscsi_cfg(&sc.target)->io_timeout_ns == 30000000000ull);
     if (scenario_parse("[scenario]\nlab = iscsi\n[target]\nkind = iscsi\n[lab]\nsize = 64MiB\n",
                        "l.scn", &sc, err, sizeof err) != 0)
         fail_msg("%s", err);
-    assert_int_equal(sc.lab_choice, 1);
-    assert_true(sc.lab_size == 64ull << 20);
-    assert_int_equal(sc.target.iscsi.nportals, 0);
+    assert_string_equal(sc.lab->name, "iscsi");
+    assert_true(sc.lab_opts.size == 64ull << 20);
+    assert_int_equal(iscsi_cfg(&sc.target)->nportals, 0);
 
     expect_error("[target]\nkind = iscsi\n", "t.scn:1:", "needs portals");
     expect_error("[target]\nkind = iscsi\npath = /dev/sda\n", "t.scn:3:", "takes portals");

@@ -18,8 +18,6 @@
 #include "../../harness/scenario.h"
 #include "../../harness/verdict.h"
 
-#define CORRUPT_ACTION 10 /* index of "corrupt" in fault_actions */
-
 static struct scenario sc;
 static struct findings fnd;
 static struct io_stats io;
@@ -40,7 +38,7 @@ static void bad_read(uint64_t block, enum fl_class cls, uint64_t at_ns)
     findings_add(&fnd, &f);
 }
 
-static const struct expect_result *result(const struct run_verdict *v, const char *text)
+static const struct expect_result *result(const struct verdict *v, const char *text)
 {
     for (size_t i = 0; i < v->n; i++)
         if (strcmp(v->results[i].rule.text, text) == 0)
@@ -61,7 +59,7 @@ static void integrity_rules_need_no_words(void **state)
     load("");
     findings_init(&fnd, 100);
     struct verdict_input in = input();
-    struct run_verdict v;
+    struct verdict v;
     assert_int_equal(verdict_evaluate(&in, &v), 0);
     assert_true(v.pass);
     assert_int_equal(v.n, 8); /* lost_writes .. io_errors, hung */
@@ -87,7 +85,7 @@ static void a_written_expectation_replaces_the_rule(void **state)
     bad_read(7, CLS_LOST_WRITE, 1000);
     bad_read(9, CLS_LOST_WRITE, 2000);
     struct verdict_input in = input();
-    struct run_verdict v;
+    struct verdict v;
     assert_int_equal(verdict_evaluate(&in, &v), 0);
     assert_true(v.pass);
     assert_int_equal(v.n, 3 + 7); /* three written, the other seven rules */
@@ -98,7 +96,7 @@ static void a_written_expectation_replaces_the_rule(void **state)
     struct recovery r[1] = {{.injected = true, .recovered = false}};
     in.recovery = r;
     in.nfaults = 1;
-    struct fault f = {.ops = fault_ops_of(7), .injected_ns = 1};
+    struct fault f = {.ops = fault_ops_find("kill"), .injected_ns = 1, .applied = true};
     in.faults = &f;
     assert_int_equal(verdict_evaluate(&in, &v), 0);
     assert_false(v.pass);
@@ -109,32 +107,56 @@ static void a_written_expectation_replaces_the_rule(void **state)
     findings_free(&fnd);
 }
 
+/* A corrupt fault prepared by its family, as the timeline would: one range
+ * from byte 100 of block 10 to byte 99 of block 12 of `path`, written at
+ * 5000 ns; `target` is the scenario's own target. */
+static void corrupt_fault(struct fault *f, struct fault_env *env, const char *path,
+                          const char *target)
+{
+    char text[1024], err[1024];
+    snprintf(text, sizeof text, "[scenario]\nallow_destructive = yes\nallow_paths = %s\n"
+             "[target]\nkind = file\npath = %s\n[fault rot]\naction = corrupt\npath = %s\n"
+             "offset = %d\nlength = %d\n", path, target, path, 10 * 4096 + 100, 2 * 4096);
+    static struct scenario fsc;
+    if (scenario_parse(text, "c.scn", &fsc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    *env = (struct fault_env){.target_path = target, .block_size = 4096,
+                              .target_bytes = 256 * 4096, .allow_destructive = true,
+                              .allow_paths = fsc.allow_paths};
+    *f = (struct fault){.spec = fsc.faults[0], .ops = fsc.faults[0].ops, .env = env};
+    if (f->ops->prepare(f, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    f->injected_ns = 5000;
+    f->applied = true;
+}
+
 static void detected_corruption_is_not_damage(void **state)
 {
     (void)state;
-    char path[] = "/tmp/fl-verdict-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
+    char path[] = "/tmp/fl-verdict-XXXXXX", other[] = "/tmp/fl-verdict-other-XXXXXX";
+    int fd = mkstemp(path), fo = mkstemp(other);
+    assert_true(fd >= 0 && fo >= 0);
+    assert_int_equal(ftruncate(fd, 256 * 4096), 0);
+    assert_int_equal(ftruncate(fo, 256 * 4096), 0);
     close(fd);
+    close(fo);
     load("[expect]\ndetected_corrupt = 2\nundetected_corrupt = 1\n");
     findings_init(&fnd, 100);
-    struct fault f = {.ops = fault_ops_of(CORRUPT_ACTION), .injected_ns = 5000, .nranges = 3};
-    snprintf(f.path, sizeof f.path, "%s", path);
-    f.ranges[0][0] = 10 * 4096;   /* block 10 */
-    f.ranges[0][1] = 4096;
-    f.ranges[1][0] = 20 * 4096 + 100; /* inside block 20 */
-    f.ranges[1][1] = 10;
-    f.ranges[2][0] = 30 * 4096;   /* block 30: nobody reads it */
-    f.ranges[2][1] = 4096;
-    bad_read(10, CLS_CORRUPT, 6000);
-    bad_read(20, CLS_ZEROED, 7000);
+    struct fault f;
+    struct fault_env env;
+    corrupt_fault(&f, &env, path, path);
+    const uint64_t(*ranges)[2];
+    bool on_target = false;
+    assert_int_equal(f.ops->overwrote(&f, &ranges, &on_target), 1);
+    assert_true(on_target);
+    bad_read(10, CLS_CORRUPT, 6000);  /* its first, partly overwritten block */
+    bad_read(12, CLS_ZEROED, 7000);   /* its last one */
     bad_read(40, CLS_CORRUPT, 8000);  /* elsewhere: real damage */
-    bad_read(30, CLS_CORRUPT, 4000);  /* before the fault: not its doing */
+    bad_read(11, CLS_CORRUPT, 4000);  /* before the fault: not its doing */
     struct verdict_input in = input();
     in.faults = &f;
     in.nfaults = 1;
-    in.target_path = path;
-    struct run_verdict v;
+    struct verdict v;
     assert_int_equal(verdict_evaluate(&in, &v), 0);
     assert_int_equal(v.corrupted_blocks, 3);
     assert_int_equal(v.detected_corrupt, 2);
@@ -148,15 +170,20 @@ static void detected_corruption_is_not_damage(void **state)
     assert_false(result(&v, "corrupt = 0")->pass);
     assert_true(result(&v, "zeroed = 0")->pass);
     verdict_free(&v);
+    fault_release(&f);
 
     /* The same fault on another file explains nothing. */
-    in.target_path = "/dev/null";
+    corrupt_fault(&f, &env, other, path);
+    assert_int_equal(f.ops->overwrote(&f, &ranges, &on_target), 1);
+    assert_false(on_target);
     assert_int_equal(verdict_evaluate(&in, &v), 0);
     assert_int_equal(v.corrupted_blocks, 0);
     assert_int_equal(v.unexplained[CLS_CORRUPT], 3);
     verdict_free(&v);
+    fault_release(&f);
     findings_free(&fnd);
     unlink(path);
+    unlink(other);
 }
 
 int main(void)

@@ -19,16 +19,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../checks/buckets.h"
-#include "../checks/findings.h"
-#include "../checks/recovery.h"
-#include "../faults/fault.h"
-#include "../workloads/backend.h"
-#include "../workloads/journal.h"
-#include "../workloads/meta.h"
-#include "events.h"
-#include "scenario.h"
-#include "verdict.h"
+#include "../../checks/buckets.h"
+#include "../../checks/findings.h"
+#include "../../checks/recovery.h"
+#include "../../faults/fault.h"
+#include "../../workloads/backend.h"
+#include "../../workloads/journal.h"
+#include "../../workloads/meta.h"
+#include "../events.h"
+#include "../scenario.h"
+#include "../verdict.h"
 
 struct report {
     const char *mode; /* "run" or "verify" */
@@ -68,7 +68,7 @@ struct report {
     bool abandoned;               /* workers never came back from a silent target */
     uint64_t t0_wall_ns;          /* time zero (the workload start) on the wall clock */
     uint64_t end_ns;              /* where the workload ended, ns since time zero */
-    const struct run_verdict *verdict; /* the rules and how they fared */
+    const struct verdict *verdict; /* the rules and how they fared */
 };
 
 /* "pass", "fail" or "error". */

@@ -8,9 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../workloads/tree.h"
-#include "../lib/json.h"
-#include "../lib/units.h"
+#include "../../lib/json.h"
+#include "../../lib/units.h"
 
 static bool passed(const struct report *r)
 {
@@ -84,37 +83,10 @@ static void json_io(struct json *j, const struct io_stats *s)
     json_obj_end(j);
 }
 
-/* The layout of a file tree, built once: reports name the file of every
- * block finding, and a tree may hold many thousands of files. */
-static struct tree where_tree;
-static bool where_ready;
-
 void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
                   uint64_t *offset)
 {
-    const struct target_cfg *t = &r->sc->target;
-    *offset = f->offset;
-    if (strcmp(t->kind, "files") != 0) {
-        snprintf(path, n, "%s", t->path[0] ? t->path : "the LUN");
-        return;
-    }
-    char root[PATH_MAX + 160];
-    files_root(t, root, sizeof root);
-    if (f->block == FL_NO_BLOCK) {
-        snprintf(path, n, "%s/%s", root, f->path);
-        return;
-    }
-    char err[256];
-    if (!where_ready && tree_layout(&where_tree, (enum tree_class)t->files.tree_class, t->size,
-                                    t->files.block_size, root, err, sizeof err) == 0)
-        where_ready = true;
-    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, f->block) : NULL;
-    if (!tf) {
-        snprintf(path, n, "%s", root);
-        return;
-    }
-    tree_path(&where_tree, tf, path, n);
-    *offset = f->offset - tf->first_block * where_tree.block_size;
+    r->sc->backend->where(&r->sc->target, f->block, f->offset, f->path, path, n, offset);
 }
 
 static void meta_totals(const struct report *r, uint64_t *ops, uint64_t *errors)
@@ -504,13 +476,16 @@ static int write_json(const struct report *r, char *err, size_t errlen)
         json_u64(&j, f->steps_done);
         json_key(&j, "detail");
         json_str(&j, f->detail);
-        if (f->nranges) {
+        const uint64_t(*ranges)[2];
+        bool on_target;
+        unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
+        if (nranges) {
             json_key(&j, "ranges");
             json_arr_begin(&j);
-            for (unsigned k = 0; k < f->nranges; k++) {
+            for (unsigned k = 0; k < nranges; k++) {
                 json_arr_begin(&j);
-                json_u64(&j, f->ranges[k][0]);
-                json_u64(&j, f->ranges[k][1]);
+                json_u64(&j, ranges[k][0]);
+                json_u64(&j, ranges[k][1]);
                 json_arr_end(&j);
             }
             json_arr_end(&j);

@@ -1,0 +1,13 @@
+/*
+ * cleanup — the `faultline cleanup` verb (see cleanup.c): every run's undo
+ * log replayed, so that a killed run never leaves a host broken.
+ */
+#ifndef FL_CLEANUP_H
+#define FL_CLEANUP_H
+
+/* `faultline cleanup [DIR...]`: the given run directories, or every one
+ * registered under UNDO_REGISTRY and every runs/<x>/ of the current
+ * directory that has an undo.log.  Exit status. */
+int cmd_cleanup(int argc, char **argv);
+
+#endif

@@ -1,0 +1,928 @@
+/* lab — what every lab kind shares: the table of kinds, names, the state
+ * file, the switch and the hosts' network, up, down, status; see lab.h. */
+#include "lab.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../lib/fsutil.h"
+#include "../../lib/net.h"
+#include "../../lib/proc.h"
+#include "../../lib/units.h"
+
+extern const struct lab_kind lab_iscsi, lab_gluster;
+
+/* Every lab kind, one line each. */
+static const struct lab_kind *const kinds[] = {&lab_iscsi, &lab_gluster};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* --- the kinds --- */
+
+unsigned lab_kinds_all(const struct lab_kind *const **out)
+{
+    *out = kinds;
+    return NKINDS;
+}
+
+const struct lab_kind *lab_kind_find(const char *name)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if (strcmp(kinds[i]->name, name) == 0)
+            return kinds[i];
+    return NULL;
+}
+
+/* "a, b" of the kinds that pass `want` (NULL: all). */
+static const char *kind_list(char *text, size_t n, bool (*want)(const struct lab_kind *k))
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < NKINDS && used < n; i++)
+        if (!want || want(kinds[i]))
+            used += (size_t)snprintf(text + used, n - used, "%s%s", used ? ", " : "",
+                                     kinds[i]->name);
+    return text;
+}
+
+const char *lab_kinds(void)
+{
+    static char text[128];
+    return text[0] ? text : kind_list(text, sizeof text, NULL);
+}
+
+static bool keeps_replicas(const struct lab_kind *k)
+{
+    return k->replica != NULL;
+}
+
+const char *lab_kinds_with_replicas(void)
+{
+    static char text[128];
+    return text[0] ? text : kind_list(text, sizeof text, keeps_replicas);
+}
+
+const struct lab_kind *lab_kind_serving(const char *target)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if (kinds[i]->serves && strcmp(kinds[i]->serves, target) == 0)
+            return kinds[i];
+    return NULL;
+}
+
+unsigned lab_kind_hosts(const struct lab_kind *k, char names[][16], unsigned max)
+{
+    static struct lab scratch; /* large; scenario checks run on one thread */
+    memset(&scratch, 0, sizeof scratch);
+    scratch.kind = k;
+    snprintf(scratch.prefix, sizeof scratch.prefix, "fl");
+    k->lay_out(&scratch);
+    unsigned n = 0;
+    for (; n < scratch.nhosts && n < max; n++)
+        snprintf(names[n], 16, "%s", scratch.hosts[n].name);
+    return n;
+}
+
+int lab_opts_init(const struct lab_kind *k, struct lab_opts *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    return key_defaults(o, k->keys.keys, k->keys.n, err, errlen);
+}
+
+/* --- names --- */
+
+int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen)
+{
+    const char *p = given && *given ? given : getenv("FAULTLINE_LAB_PREFIX");
+    if (!p || !*p)
+        p = "fl";
+    size_t len = strlen(p);
+    bool ok = len >= 2 && len <= 8 && strncmp(p, "fl", 2) == 0;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = islower((unsigned char)p[i]) || isdigit((unsigned char)p[i]);
+    if (!ok) {
+        snprintf(err, errlen, "lab prefix '%s': 2 to 8 lower-case letters or digits starting "
+                 "with 'fl' (interface names have at most 15 characters)", p);
+        return -1;
+    }
+    snprintf(out, n, "%s", p);
+    return 0;
+}
+
+uint32_t lab_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void state_path(const struct lab_kind *k, const char *prefix, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s-%s.state", LAB_STATE_DIR, prefix, k->name);
+}
+
+void lab_lay_out_client(struct lab *lab, const char *ifname)
+{
+    struct lab_host *c = &lab->hosts[0];
+    snprintf(c->name, sizeof c->name, "client");
+    c->netns[0] = '\0';
+    snprintf(c->ifname, sizeof c->ifname, "%s-%s", lab->prefix, ifname);
+    snprintf(c->port, sizeof c->port, "%.12s-c", lab->bridge); /* P-xsw: at most 12 */
+    snprintf(c->addr, sizeof c->addr, "198.18.%u.1", lab->subnet);
+}
+
+void lab_lay_out_server(struct lab *lab, struct lab_host *h, const char *name, const char *port,
+                        unsigned hostno)
+{
+    snprintf(h->name, sizeof h->name, "%s", name);
+    snprintf(h->netns, sizeof h->netns, "%s-%s-%s", lab->prefix, lab->kind->name, name);
+    snprintf(h->ifname, sizeof h->ifname, "eth0");
+    snprintf(h->port, sizeof h->port, "%s", port);
+    snprintf(h->addr, sizeof h->addr, "198.18.%u.%u", lab->subnet, hostno);
+}
+
+/* Everything but the subnet, options and PIDs follows from the prefix. */
+static void lay_out(struct lab *lab)
+{
+    snprintf(lab->dir, sizeof lab->dir, "%s/%s-%s", LAB_DATA_DIR, lab->prefix, lab->kind->name);
+    lab->kind->lay_out(lab);
+}
+
+const struct lab_host *lab_host(const struct lab *lab, const char *name)
+{
+    for (unsigned i = 0; i < lab->nhosts; i++)
+        if (strcmp(lab->hosts[i].name, name) == 0)
+            return &lab->hosts[i];
+    return NULL;
+}
+
+static struct lab_host *host_mut(struct lab *lab, const char *name)
+{
+    return (struct lab_host *)lab_host(lab, name);
+}
+
+struct live {
+    const char *want;
+    pid_t found;
+    uint64_t start;
+};
+
+static int prefer(void *ctx, const struct proc_seen *p)
+{
+    struct live *l = ctx;
+    if (proc_state(p->pid, p->start) != PROC_RUNNING)
+        return 0;
+    bool wanted = strcmp(p->comm, l->want) == 0;
+    if (!l->found || wanted) {
+        l->found = p->pid;
+        l->start = p->start;
+    }
+    return wanted;
+}
+
+pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start)
+{
+    struct live l = {.want = want};
+    if (h->netns[0])
+        proc_each_in_netns(h->netns, prefer, &l);
+    *start = l.start;
+    return l.found;
+}
+
+/* --- the state file: a write-ahead list of what was created --- */
+
+struct record {
+    char key[16];
+    char a[PATH_MAX]; /* the rest of the line */
+    char b[64];       /* pid, ctlport, opt: the first word */
+    uint64_t n1, n2;
+};
+
+int lab_rec(int fd, char *err, size_t errlen, const char *fmt, ...)
+{
+    char line[PATH_MAX + 128];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof line - 1) {
+        snprintf(err, errlen, "a lab state record is too long");
+        return -1;
+    }
+    line[len++] = '\n';
+    /* Synced before the thing it names exists, so a crash never leaves
+     * something that `lab down` does not know about. */
+    if (write(fd, line, (size_t)len) != len || fdatasync(fd) != 0) {
+        snprintf(err, errlen, "cannot write the lab state: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* One line "KEY ARGS" of the state file. */
+static void parse_record(char *line, struct record *r)
+{
+    memset(r, 0, sizeof *r);
+    line[strcspn(line, "\n")] = '\0';
+    char *sp = strchr(line, ' ');
+    if (sp)
+        *sp = '\0';
+    snprintf(r->key, sizeof r->key, "%.15s", line);
+    if (!sp)
+        return;
+    char *arg = sp + 1;
+    snprintf(r->a, sizeof r->a, "%s", arg);
+    r->n1 = strtoull(arg, NULL, 10);
+    if (strcmp(r->key, "pid") == 0 || strcmp(r->key, "ctlport") == 0 ||
+        strcmp(r->key, "opt") == 0) {
+        size_t w = strcspn(arg, " ");
+        snprintf(r->b, sizeof r->b, "%.*s", (int)(w < 63 ? w : 63), arg);
+        const char *rest = arg[w] ? arg + w + 1 : arg + w;
+        snprintf(r->a, sizeof r->a, "%s", rest);
+        unsigned long long a = 0, b = 0;
+        if (sscanf(rest, "%llu %llu", &a, &b) >= 1) {
+            r->n1 = a;
+            r->n2 = b;
+        }
+    }
+}
+
+static int read_records(const char *path, struct record **out, size_t *n, char *err,
+                        size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 32;
+    *n = 0;
+    *out = malloc(cap * sizeof **out);
+    char line[PATH_MAX + 128];
+    while (*out && fgets(line, sizeof line, f)) {
+        if (*n == cap) {
+            struct record *r = realloc(*out, cap * 2 * sizeof *r);
+            if (!r)
+                break;
+            *out = r;
+            cap *= 2;
+        }
+        parse_record(line, &(*out)[(*n)++]);
+    }
+    fclose(f);
+    if (!*out) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The options the lab was brought up with, from its "opt" records. */
+static void load_opt(struct lab *lab, const struct record *r)
+{
+    if (strcmp(r->b, "size") == 0) {
+        lab->opts.size = r->n1;
+        return;
+    }
+    const struct key_def *k = key_find(lab->kind->keys.keys, lab->kind->keys.n, r->b);
+    char why[256];
+    if (k)
+        key_set(&lab->opts, k, r->a, why, sizeof why);
+}
+
+int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
+             size_t errlen)
+{
+    char path[PATH_MAX];
+    state_path(k, prefix, path, sizeof path);
+    if (access(path, F_OK) != 0) {
+        snprintf(err, errlen, "lab %s (prefix %s) is not up", k->name, prefix);
+        return -1;
+    }
+    struct record *r;
+    size_t n;
+    if (read_records(path, &r, &n, err, errlen) != 0)
+        return -1;
+    memset(lab, 0, sizeof *lab);
+    lab->kind = k;
+    snprintf(lab->prefix, sizeof lab->prefix, "%s", prefix);
+    lab_opts_init(k, &lab->opts, err, errlen);
+    bool ready = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(r[i].key, "subnet") == 0)
+            lab->subnet = (unsigned)r[i].n1;
+        else if (strcmp(r[i].key, "opt") == 0)
+            load_opt(lab, &r[i]);
+        else if (strcmp(r[i].key, "ready") == 0)
+            ready = true;
+    }
+    snprintf(lab->opts.prefix, sizeof lab->opts.prefix, "%s", prefix);
+    lay_out(lab);
+    for (size_t i = 0; i < n; i++) {
+        struct lab_host *h = r[i].b[0] ? host_mut(lab, r[i].b) : NULL;
+        if (h && strcmp(r[i].key, "pid") == 0) { /* the newest record of a host wins */
+            h->pid = (pid_t)r[i].n1;
+            h->start = r[i].n2;
+        } else if (h && strcmp(r[i].key, "ctlport") == 0) {
+            h->ctlport = (unsigned)r[i].n1;
+        }
+    }
+    free(r);
+    if (!ready) {
+        snprintf(err, errlen, "lab %s (prefix %s) was not brought up completely; run "
+                 "`faultline lab down %s` first", k->name, prefix, k->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- down --- */
+
+struct killing {
+    char *err;
+    size_t errlen;
+    int found, failed;
+};
+
+static int kill_one(void *ctx, const struct proc_seen *p)
+{
+    struct killing *k = ctx;
+    k->found++;
+    if (proc_kill(p->pid, p->start, SIGKILL, k->err, k->errlen) != 0) {
+        k->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Every process in network namespace `netns` (what a lab server started:
+ * its daemons and what they spawned), by PID and start time. */
+static int kill_netns_procs(const char *netns, char *err, size_t errlen)
+{
+    for (int round = 0; round < 3; round++) { /* a dying parent may start nothing new */
+        struct killing k = {.err = err, .errlen = errlen};
+        if (proc_each_in_netns(netns, kill_one, &k) < 0)
+            return 0; /* the namespace is gone, and everything in it */
+        if (k.failed)
+            return -1;
+        if (!k.found)
+            break;
+    }
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* A lab's own directory and everything its servers wrote into it; never
+ * anything outside LAB_DATA_DIR. */
+static int remove_tree(const char *dir, char *err, size_t errlen)
+{
+    if (strncmp(dir, LAB_DATA_DIR "/", strlen(LAB_DATA_DIR) + 1) != 0 || strstr(dir, "..")) {
+        snprintf(err, errlen, "refusing to remove %.900s: not a lab directory", dir);
+        return -1;
+    }
+    if (access(dir, F_OK) != 0)
+        return 0;
+    if (nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
+        snprintf(err, errlen, "cannot remove %.900s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Undoes the records of one kind, newest first; the first failure is
+ * kept in err, the rest still tried. */
+static void undo_records(const struct record *r, size_t n, const char *key,
+                         int (*undo)(const struct record *r, void *ctx, char *e, size_t el),
+                         void *ctx, int *rc, char *err, size_t errlen)
+{
+    for (size_t i = n; i-- > 0;) {
+        char e[1024];
+        if (strcmp(r[i].key, key) == 0 && undo(&r[i], ctx, e, sizeof e) != 0 && *rc == 0) {
+            snprintf(err, errlen, "%s", e);
+            *rc = -1;
+        }
+    }
+}
+
+static int undo_mount(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    if (umount2(r->a, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
+        snprintf(e, el, "cannot unmount %s: %s", r->a, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int undo_pid(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    return proc_kill((pid_t)r->n1, r->n2, SIGKILL, e, el);
+}
+
+static int undo_nsprocs(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    return kill_netns_procs(r->a, e, el);
+}
+
+static int undo_link(const struct record *r, void *ctx, char *e, size_t el)
+{
+    return ctx ? net_link_delete(ctx, r->a, e, el) : 0;
+}
+
+static int undo_netns(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    return netns_delete(r->a, e, el);
+}
+
+static int undo_file(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    if (unlink(r->a) != 0 && errno != ENOENT) {
+        snprintf(e, el, "cannot remove %s: %s", r->a, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int undo_dir(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    if (rmdir(r->a) != 0 && errno != ENOENT) {
+        snprintf(e, el, "cannot remove %s: %s", r->a, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int undo_tree(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    return remove_tree(r->a, e, el);
+}
+
+int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    state_path(k, prefix, path, sizeof path);
+    if (access(path, F_OK) != 0)
+        return 0;
+    struct record *r;
+    size_t n;
+    if (read_records(path, &r, &n, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    /* A FUSE mount first: nothing may hang on it once its servers go.
+     * Then processes (they hold the namespaces and the backing files),
+     * links, namespaces, files. */
+    undo_records(r, n, "mount", undo_mount, NULL, &rc, err, errlen);
+    undo_records(r, n, "pid", undo_pid, NULL, &rc, err, errlen);
+    undo_records(r, n, "nsprocs", undo_nsprocs, NULL, &rc, err, errlen);
+    char e[1024];
+    struct nl_sock *sk = net_open(NULL, e, sizeof e);
+    if (!sk && rc == 0) {
+        snprintf(err, errlen, "%s", e);
+        rc = -1;
+    }
+    undo_records(r, n, "link", undo_link, sk, &rc, err, errlen);
+    net_close(sk);
+    undo_records(r, n, "netns", undo_netns, NULL, &rc, err, errlen);
+    undo_records(r, n, "socket", undo_file, NULL, &rc, err, errlen);
+    undo_records(r, n, "file", undo_file, NULL, &rc, err, errlen);
+    undo_records(r, n, "dir", undo_dir, NULL, &rc, err, errlen);
+    undo_records(r, n, "tree", undo_tree, NULL, &rc, err, errlen);
+    free(r);
+    /* Keep the state while something could not be removed: down can retry. */
+    if (rc == 0 && unlink(path) != 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* --- up --- */
+
+/* A /24 of 198.18.0.0/15 that no other lab's state file names. */
+static unsigned pick_subnet(const char *prefix, const char *own_state)
+{
+    bool used[256] = {false};
+    DIR *d = opendir(LAB_STATE_DIR);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", LAB_STATE_DIR, de->d_name);
+        if (de->d_name[0] == '.' || strcmp(path, own_state) == 0)
+            continue;
+        FILE *f = fopen(path, "r");
+        char line[256];
+        unsigned x;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "subnet %u", &x) == 1 && x < 256)
+                used[x] = true;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    unsigned x = 10 + lab_hash(prefix) % 240;
+    for (unsigned k = 0; k < 240 && used[x]; k++)
+        x = 10 + (x - 10 + 1) % 240;
+    return x;
+}
+
+/* A link's address and up, through a socket in its namespace. */
+static int link_ready(struct nl_sock *sk, const char *ifname, const char *addr, char *err,
+                      size_t errlen)
+{
+    char cidr[40];
+    snprintf(cidr, sizeof cidr, "%s/24", addr);
+    return net_link_set_up(sk, ifname, true, err, errlen) != 0 ||
+                   net_addr_add(sk, ifname, cidr, err, errlen) != 0
+               ? -1
+               : 0;
+}
+
+/* The switch, with the client's port and cable, in our namespace. */
+static int build_switch(struct lab *lab, struct nl_sock *sk, int fd, char *err, size_t errlen)
+{
+    if (lab_rec(fd, err, errlen, "link %s", lab->bridge) != 0)
+        return -1;
+    /* The client's address lives in our namespace, which also holds the
+     * switch (the bridge device).  Without arp_ignore the bridge answers the
+     * servers' ARP for the client too, and after a link bounce their
+     * replies may come in through the bridge device, around the client's own
+     * port and cable: faults on those would then cut nothing. */
+    if (net_bridge_add(sk, lab->bridge, err, errlen) != 0 ||
+        net_ipv4_conf(lab->bridge, "arp_ignore", "1", err, errlen) != 0 ||
+        net_link_set_up(sk, lab->bridge, true, err, errlen) != 0)
+        return -1;
+    const struct lab_host *c = &lab->hosts[0];
+    /* deleting one end of a veth pair deletes both */
+    if (lab_rec(fd, err, errlen, "link %s", c->ifname) != 0 ||
+        lab_rec(fd, err, errlen, "link %s", c->port) != 0)
+        return -1;
+    if (net_veth_add(sk, c->ifname, c->port, NULL, err, errlen) != 0 ||
+        net_link_set_master(sk, c->port, lab->bridge, err, errlen) != 0 ||
+        net_link_set_up(sk, c->port, true, err, errlen) != 0)
+        return -1;
+    return link_ready(sk, c->ifname, c->addr, err, errlen);
+}
+
+/* A server: its namespace, on the switch through its port. */
+static int build_server(struct lab *lab, const struct lab_host *h, struct nl_sock *sk, int fd,
+                        char *err, size_t errlen)
+{
+    if (lab_rec(fd, err, errlen, "netns %s", h->netns) != 0 ||
+        netns_create(h->netns, err, errlen) != 0 ||
+        lab_rec(fd, err, errlen, "link %s", h->port) != 0)
+        return -1;
+    if (net_veth_add(sk, h->port, h->ifname, h->netns, err, errlen) != 0 ||
+        net_link_set_master(sk, h->port, lab->bridge, err, errlen) != 0 ||
+        net_link_set_up(sk, h->port, true, err, errlen) != 0)
+        return -1;
+    struct nl_sock *in = net_open(h->netns, err, errlen);
+    if (!in)
+        return -1;
+    int rc = net_link_set_up(in, "lo", true, err, errlen) != 0 ||
+                     link_ready(in, h->ifname, h->addr, err, errlen) != 0
+                 ? -1
+                 : 0;
+    net_close(in);
+    return rc;
+}
+
+/* The lab directory, the switch and every host; then the kind's servers. */
+static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    if (lab_rec(fd, err, errlen, "tree %s", lab->dir) != 0 || mkdir_p(lab->dir, err, errlen) != 0)
+        return -1;
+    struct nl_sock *sk = net_open(NULL, err, errlen);
+    if (!sk)
+        return -1;
+    int rc = build_switch(lab, sk, fd, err, errlen);
+    for (unsigned i = 1; rc == 0 && i < lab->nhosts; i++)
+        rc = build_server(lab, &lab->hosts[i], sk, fd, err, errlen);
+    net_close(sk);
+    if (rc != 0 || lab->kind->start(lab, fd, err, errlen) != 0)
+        return -1;
+    return lab_rec(fd, err, errlen, "ready");
+}
+
+/* Is everything the state names still there and running? */
+static bool lab_is_healthy(const struct lab *lab, char *why, size_t n)
+{
+    char err[512];
+    struct nl_sock *sk = net_open(NULL, err, sizeof err);
+    if (!sk) {
+        snprintf(why, n, "%s", err);
+        return false;
+    }
+    bool ok = true;
+    struct link_state st;
+    if (net_link_state(sk, lab->bridge, &st, err, sizeof err) != 0 || !st.exists) {
+        snprintf(why, n, "switch %s is missing", lab->bridge);
+        ok = false;
+    }
+    for (unsigned i = 0; ok && i < lab->nhosts; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        if (h->netns[0] && !netns_exists(h->netns)) {
+            snprintf(why, n, "namespace %s is missing", h->netns);
+            ok = false;
+        } else if (net_link_state(sk, h->port, &st, err, sizeof err) != 0 || !st.exists) {
+            snprintf(why, n, "switch port %s is missing", h->port);
+            ok = false;
+        } else if (h->pid && proc_state(h->pid, h->start) != PROC_RUNNING) {
+            snprintf(why, n, "%s of %s (pid %d) is %s", h->service, h->name, (int)h->pid,
+                     proc_state_name(proc_state(h->pid, h->start)));
+            ok = false;
+        }
+    }
+    net_close(sk);
+    if (ok && lab->kind->healthy)
+        ok = lab->kind->healthy(lab, why, n);
+    return ok;
+}
+
+/* The [lab] keys whose values differ between a lab and what is asked for:
+ * "write_cache", "" when none. */
+static void settings_differ(const struct lab *lab, const struct lab_opts *want, char *out,
+                            size_t n)
+{
+    const struct key_table *t = &lab->kind->keys;
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < t->n && used < n; i++)
+        if (!key_same(&lab->opts, want, &t->keys[i]))
+            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
+                                     t->keys[i].name);
+}
+
+/* The settings go to the state file first, as "opt KEY VALUE" records. */
+static int record_opts(const struct lab *lab, int fd, char *err, size_t errlen)
+{
+    if (lab_rec(fd, err, errlen, "opt size %llu", (unsigned long long)lab->opts.size) != 0)
+        return -1;
+    const struct key_table *t = &lab->kind->keys;
+    for (unsigned i = 0; i < t->n; i++) {
+        char v[256];
+        key_format(&lab->opts, &t->keys[i], v, sizeof v);
+        if (lab_rec(fd, err, errlen, "opt %s %s", t->keys[i].name, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A lab found up: fine if it is healthy and has the same settings. */
+static int check_found(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab,
+                       const char *prefix, char *err, size_t errlen)
+{
+    char why[512] = "";
+    if (lab_load(k, prefix, lab, why, sizeof why) == 0 && lab_is_healthy(lab, why, sizeof why)) {
+        char differ[256];
+        settings_differ(lab, o, differ, sizeof differ);
+        if (!differ[0])
+            return 0; /* up already: harmless, if it is the lab that was asked for */
+        snprintf(err, errlen, "lab %s (prefix %s) is up with other settings (%s); take it down "
+                 "first: faultline lab down %s", k->name, prefix, differ, k->name);
+        return -1;
+    }
+    fprintf(stderr, "faultline: lab %s (prefix %s) is broken (%s); rebuilding it\n", k->name,
+            prefix, why);
+    return lab_down(k, prefix, err, errlen) != 0 ? -1 : 1;
+}
+
+int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, bool *created,
+           char *err, size_t errlen)
+{
+    *created = false;
+    char prefix[9];
+    if (lab_prefix(o->prefix, prefix, sizeof prefix, err, errlen) != 0)
+        return -1;
+    char path[PATH_MAX];
+    state_path(k, prefix, path, sizeof path);
+    if (access(path, F_OK) == 0) {
+        int rc = check_found(k, o, lab, prefix, err, errlen);
+        if (rc <= 0)
+            return rc;
+    }
+    if (mkdir_p(LAB_STATE_DIR, err, errlen) != 0)
+        return -1;
+    memset(lab, 0, sizeof *lab);
+    lab->kind = k;
+    snprintf(lab->prefix, sizeof lab->prefix, "%s", prefix);
+    lab->subnet = pick_subnet(prefix, path);
+    lab->opts = *o;
+    snprintf(lab->opts.prefix, sizeof lab->opts.prefix, "%s", prefix);
+    if (!lab->opts.size)
+        lab->opts.size = k->default_size;
+    lay_out(lab);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = lab_rec(fd, err, errlen, "kind %s", k->name) != 0 ||
+                     lab_rec(fd, err, errlen, "prefix %s", prefix) != 0 ||
+                     lab_rec(fd, err, errlen, "subnet %u", lab->subnet) != 0 ||
+                     record_opts(lab, fd, err, errlen) != 0
+                 ? -1
+                 : build_lab(lab, fd, err, errlen);
+    close(fd);
+    if (rc != 0) {
+        char derr[512];
+        if (lab_down(k, prefix, derr, sizeof derr) != 0)
+            fprintf(stderr, "faultline: could not remove the half-built lab either: %s\n", derr);
+        return -1;
+    }
+    *created = true;
+    return 0;
+}
+
+int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen)
+{
+    struct lab now; /* the state as it is: PIDs change with every restart */
+    if (lab_load(lab->kind, lab->prefix, &now, err, errlen) != 0)
+        return -1;
+    struct lab_host *h = host_mut(&now, host);
+    if (!h || !h->netns[0] || !now.kind->restart) {
+        snprintf(err, errlen, "lab host %s has no service to start", host);
+        return -1;
+    }
+    char path[PATH_MAX];
+    state_path(now.kind, now.prefix, path, sizeof path);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* The new PID goes after the old one: the newest record of a host wins,
+     * and `lab down` kills every recorded one. */
+    int rc = now.kind->restart(&now, h, fd, err, errlen);
+    close(fd);
+    return rc;
+}
+
+void lab_place_of(const struct lab *lab, struct lab_place *p)
+{
+    memset(p, 0, sizeof *p);
+    if (lab->kind->place)
+        lab->kind->place(lab, p);
+}
+
+/* --- for faults --- */
+
+static int fault_process(void *ctx, const char *host, const char *process,
+                         struct lab_process *p, char *err, size_t errlen)
+{
+    const struct lab *lab = ctx;
+    struct lab now; /* the PID running now */
+    if (!lab->kind->process)
+        return 1;
+    if (lab_load(lab->kind, lab->prefix, &now, err, errlen) != 0)
+        return -1;
+    return lab->kind->process(&now, host, process, p, err, errlen);
+}
+
+static int fault_restart(void *ctx, const char *host, const char *process, char *err,
+                         size_t errlen)
+{
+    (void)process; /* the lab brings back whatever of the host is gone */
+    return lab_restart(ctx, host, err, errlen);
+}
+
+static int fault_replica(void *ctx, const char *name, struct lab_replica *r, char *err,
+                         size_t errlen)
+{
+    const struct lab *lab = ctx;
+    return lab->kind->replica(lab, name, r, err, errlen);
+}
+
+void lab_fault_lab(const struct lab *lab, struct fault_lab *out)
+{
+    *out = (struct fault_lab){.ctx = (void *)lab, .process = fault_process,
+                              .restart = fault_restart,
+                              .replica = lab->kind->replica ? fault_replica : NULL};
+}
+
+/* --- status --- */
+
+static void host_json(struct json *j, const struct lab_host *h, struct nl_sock *sk)
+{
+    struct link_state st = {0};
+    char err[256];
+    if (sk)
+        net_link_state(sk, h->port, &st, err, sizeof err);
+    json_obj_begin(j);
+    json_key(j, "name");
+    json_str(j, h->name);
+    json_key(j, "netns");
+    if (h->netns[0])
+        json_str(j, h->netns);
+    else
+        json_null(j);
+    json_key(j, "interface");
+    json_str(j, h->ifname);
+    json_key(j, "address");
+    json_str(j, h->addr);
+    json_key(j, "switch_port");
+    json_str(j, h->port);
+    json_key(j, "port_up");
+    json_bool(j, st.exists && st.admin_up);
+    if (h->pid) {
+        json_key(j, "process");
+        json_obj_begin(j);
+        json_key(j, "name");
+        json_str(j, h->service);
+        json_key(j, "pid");
+        json_i64(j, h->pid);
+        json_key(j, "state");
+        json_str(j, proc_state_name(proc_state(h->pid, h->start)));
+        if (h->ctlport) {
+            json_key(j, "control_port");
+            json_u64(j, h->ctlport);
+        }
+        json_key(j, "log");
+        json_str(j, h->log);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void status_json(const struct lab *lab, struct nl_sock *sk, FILE *out)
+{
+    struct json j;
+    json_init(&j, out, true);
+    json_obj_begin(&j);
+    json_key(&j, "lab");
+    json_str(&j, lab->kind->name);
+    json_key(&j, "prefix");
+    json_str(&j, lab->prefix);
+    json_key(&j, "switch");
+    json_str(&j, lab->bridge);
+    json_key(&j, "subnet");
+    char net[32];
+    snprintf(net, sizeof net, "198.18.%u.0/24", lab->subnet);
+    json_str(&j, net);
+    json_key(&j, "hosts");
+    json_arr_begin(&j);
+    for (unsigned i = 0; i < lab->nhosts; i++)
+        host_json(&j, &lab->hosts[i], sk);
+    json_arr_end(&j);
+    lab->kind->status(lab, &j, out);
+    json_obj_end(&j);
+    fputc('\n', out);
+}
+
+static void status_text(const struct lab *lab, struct nl_sock *sk, FILE *out)
+{
+    fprintf(out, "lab %s (prefix %s): switch %s, subnet 198.18.%u.0/24\n", lab->kind->name,
+            lab->prefix, lab->bridge, lab->subnet);
+    for (unsigned i = 0; i < lab->nhosts; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        struct link_state st = {0};
+        char err[256];
+        if (sk)
+            net_link_state(sk, h->port, &st, err, sizeof err);
+        fprintf(out, "  %-7s %s%s, %s %s/24, switch port %s (%s)", h->name,
+                h->netns[0] ? "namespace " : "our namespace", h->netns, h->ifname, h->addr,
+                h->port, !st.exists ? "missing" : st.admin_up ? "up" : "DOWN");
+        if (h->pid && h->ctlport)
+            fprintf(out, ", %s pid %d %s (control port %u)", h->service, (int)h->pid,
+                    proc_state_name(proc_state(h->pid, h->start)), h->ctlport);
+        else if (h->pid && h->netns[0])
+            fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
+                    proc_state_name(proc_state(h->pid, h->start)));
+        fputc('\n', out);
+    }
+    lab->kind->status(lab, NULL, out);
+}
+
+void lab_status(const struct lab *lab, bool json, FILE *out)
+{
+    char err[256];
+    struct nl_sock *sk = net_open(NULL, err, sizeof err);
+    if (json)
+        status_json(lab, sk, out);
+    else
+        status_text(lab, sk, out);
+    net_close(sk);
+}

@@ -1,0 +1,212 @@
+/*
+ * lab — the embedded labs: a storage cluster on one machine.
+ *
+ * Every lab is built the same way (lab.c): a Linux bridge is the switch;
+ * each server is a network namespace attached to it by a veth pair whose
+ * bridge-side end is the server's switch port; the client is our own
+ * namespace, on the bridge through a veth pair too (so that its cable can
+ * be pulled).  Addresses come from 198.18.0.0/15 and never leave the
+ * machine.  What runs on the servers is the lab kind's business, one file
+ * each and one line in the table of lab.c:
+ *
+ *   lab_iscsi.c    iscsi    two tgtd controllers ctrl-a and ctrl-b exporting
+ *                           one LUN with one serial number (a dual-controller
+ *                           array on shared storage)
+ *   lab_gluster.c  gluster  servers gs1, gs2, gs3 with a replica-3 GlusterFS
+ *                           volume, FUSE-mounted in our namespace
+ *
+ * Names (prefix P, "fl" unless FAULTLINE_LAB_PREFIX or --prefix says
+ * otherwise; at most 8 characters, starting with "fl"): the switch, its
+ * ports, the namespaces and the lab directory LAB_DATA_DIR/P-KIND follow
+ * from the prefix and the kind (see each kind's file), and the /24 of
+ * 198.18.0.0/15 is picked per prefix so that labs never share a subnet.
+ *
+ * Everything a lab creates is written to its state file
+ * (LAB_STATE_DIR/P-KIND.state) *before* it is created, so `lab down`
+ * removes all of it, also after a crash.  Up twice is harmless; down twice
+ * too.
+ */
+#ifndef FL_LAB_H
+#define FL_LAB_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../../faults/fault.h"
+#include "../../lib/json.h"
+#include "../../lib/keys.h"
+
+#define LAB_STATE_DIR "/run/faultline/labs"
+#define LAB_DATA_DIR "/var/tmp/faultline-labs"
+#define LAB_MAX_HOSTS 8
+#define LAB_OPTS_MAX 512  /* room for the largest kind's own [lab] keys */
+#define LAB_PRIV_MAX 4096 /* room for the largest kind's own names */
+
+/* What a lab is brought up with: [lab] of a scenario, or `lab up` options. */
+struct lab_opts {
+    char prefix[9];  /* "" = default */
+    uint64_t size;   /* [lab] size; 0: the kind's default */
+    _Alignas(max_align_t) unsigned char kind[LAB_OPTS_MAX]; /* the kind's own keys */
+};
+
+/* The kind's options in a lab_opts, and a field of them for a key table. */
+#define LAB_OPTS(o, type) ((type *)(void *)(o)->kind)
+#define LAB_OPT(type, field)                                                                   \
+    offsetof(struct lab_opts, kind) + offsetof(type, field), sizeof(((type *)0)->field)
+
+struct lab_host {
+    char name[16];    /* "client", "ctrl-a", ... (scenario host names) */
+    char netns[64];   /* "" for our own namespace */
+    char ifname[16];
+    char port[16];    /* its switch port (bridge side) */
+    char addr[24];    /* 198.18.X.N */
+    char service[32]; /* what it runs for the lab, for people ("tgtd"); "" none */
+    pid_t pid;        /* that service, 0 for none */
+    uint64_t start;
+    unsigned ctlport; /* the service's control port, 0 for none */
+    char log[192];
+    char home[160];   /* the server's own files in the lab directory */
+};
+
+struct lab_kind;
+
+struct lab {
+    const struct lab_kind *kind;
+    char prefix[9];
+    unsigned subnet; /* X of 198.18.X.0/24 */
+    char bridge[16];
+    struct lab_host hosts[LAB_MAX_HOSTS]; /* hosts[0] is the client */
+    unsigned nhosts;
+    char dir[128];        /* LAB_DATA_DIR/P-KIND: backing files, logs */
+    struct lab_opts opts; /* as brought up (size: the kind's default when not given) */
+    _Alignas(max_align_t) unsigned char priv[LAB_PRIV_MAX]; /* the kind's own names */
+};
+
+/* The kind's own part of a lab. */
+#define LAB_PRIV(lab, type) ((type *)(void *)(lab)->priv)
+
+/* Where a lab's target is, for a scenario whose target names no place. */
+struct lab_place {
+    char where[2048];  /* for the target kind's place(): portals, a mount */
+    char backing[256]; /* a file holding the target's data (corrupt's default), "" */
+    char name[128];    /* what the storage is called: the volume, the IQN */
+    char desc[2200];   /* for people: "portals A and B", "volume V mounted at M" */
+};
+
+/* A lab kind: one file, one line in the table of lab.c. */
+struct lab_kind {
+    const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
+    const char *summary;     /* what it builds, for `faultline lab --help` */
+    struct key_table keys;   /* its own [lab] keys (values in lab_opts.kind) */
+    uint64_t default_size;   /* [lab] size when not given */
+    const char *serves;      /* the target kind it gives a place to, or NULL */
+    const char *serves_what; /* that place for people: "the embedded lab" */
+    /* Names, addresses and files from prefix and subnet: the switch, every
+     * host (hosts[0] the client, see lab_lay_out_client()), lab->dir. */
+    void (*lay_out)(struct lab *lab);
+    /* Starts the servers once switch, links and namespaces exist, writing
+     * a state record (lab_rec) before anything it makes.  0, or -1 with err. */
+    int (*start)(struct lab *lab, int fd, char *err, size_t errlen);
+    /* Starts the service of host h again after it was killed, configured as
+     * before; records its new PID.  0, or -1 with err. */
+    int (*restart)(struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen);
+    /* Whether what the kind runs is healthy, beyond the hosts' services
+     * (NULL: nothing more).  false with why. */
+    bool (*healthy)(const struct lab *lab, char *why, size_t n);
+    /* Its part of `lab status`: into j (--json) or as lines to out. */
+    void (*status)(const struct lab *lab, struct json *j, FILE *out);
+    /* Where its target is (for a target of kind `serves`). */
+    void (*place)(const struct lab *lab, struct lab_place *p);
+    /* For faults (fault_lab, fault.h): what `process` names on a host, by
+     * the lab's own names.  0: known (*p filled), 1: unknown, -1 with err. */
+    int (*process)(const struct lab *lab, const char *host, const char *process,
+                   struct lab_process *p, char *err, size_t errlen);
+    /* A replica's copy (NULL: the kind keeps none).  0, or -1 with err. */
+    int (*replica)(const struct lab *lab, const char *name, struct lab_replica *r, char *err,
+                   size_t errlen);
+    /* Entries still to heal (NULL: nothing heals).  Count, or -1 with err. */
+    long (*heal_pending)(const struct lab *lab, char *err, size_t errlen);
+};
+
+/* The kinds, and the one called name (NULL: unknown). */
+unsigned lab_kinds_all(const struct lab_kind *const **out);
+const struct lab_kind *lab_kind_find(const char *name);
+
+/* "iscsi, gluster", for messages. */
+const char *lab_kinds(void);
+
+/* The kinds that keep replicas ("gluster"), for messages. */
+const char *lab_kinds_with_replicas(void);
+
+/* The kind that gives a place to target kind `target` (NULL: none). */
+const struct lab_kind *lab_kind_serving(const char *target);
+
+/* The host names of a kind ("client, ctrl-a, ctrl-b"), for scenario checks:
+ * n names into names[], at most max. */
+unsigned lab_kind_hosts(const struct lab_kind *k, char names[][16], unsigned max);
+
+/* Options with the kind's defaults (prefix and size empty).  0, or -1. */
+int lab_opts_init(const struct lab_kind *k, struct lab_opts *o, char *err, size_t errlen);
+
+/* The prefix to use: given, else $FAULTLINE_LAB_PREFIX, else "fl".
+ * 0, or -1 with err saying why it is not a valid prefix. */
+int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen);
+
+/* Brings a lab of kind k up (or finds it up, healthy and with the same
+ * options).  *created tells whether this call built it.  On failure
+ * whatever was built is removed.  0, or -1 with err filled. */
+int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, bool *created,
+           char *err, size_t errlen);
+
+/* Removes everything the lab's state file names.  0 also when it was not up. */
+int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t errlen);
+
+/* Reads a lab's state.  0, or -1 when it is not up (err says so). */
+int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
+             size_t errlen);
+
+/* Starts the service of lab host `host` again (lab_kind.restart); the
+ * state file learns its new PID.  0, or -1 with err filled. */
+int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen);
+
+/* The host called `name` (client, ctrl-a, ...), or NULL. */
+const struct lab_host *lab_host(const struct lab *lab, const char *name);
+
+/* Where the lab's target is (empty when the kind serves none). */
+void lab_place_of(const struct lab *lab, struct lab_place *p);
+
+/* The callbacks faults use (fault.h), with ctx = lab: processes by the
+ * lab's names (looked up in the state as it is now), restarts, replicas. */
+void lab_fault_lab(const struct lab *lab, struct fault_lab *out);
+
+void lab_status(const struct lab *lab, bool json, FILE *out);
+
+/* `faultline lab up|down|status KIND [--prefix P] [--json] [--KEY VALUE]` */
+int cmd_lab(int argc, char **argv);
+
+/* --- for the kinds' files --- */
+
+/* Appends a record to the state file and syncs it, before the thing it
+ * names is made.  0, or -1 with err saying why it cannot be written. */
+int lab_rec(int fd, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* hosts[0], the client in our namespace: P-IFNAME, port BRIDGE-c, .1 */
+void lab_lay_out_client(struct lab *lab, const char *ifname);
+
+/* A server host: namespace P-KIND-NAME, eth0, port PORT, 198.18.X.HOSTNO. */
+void lab_lay_out_server(struct lab *lab, struct lab_host *h, const char *name, const char *port,
+                        unsigned hostno);
+
+/* A live process in host h's network namespace, preferring comm `want`
+ * (0: none).  Its start time goes to *start. */
+pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start);
+
+/* fnv-1a of a string: names that follow from a prefix. */
+uint32_t lab_hash(const char *s);
+
+#endif

@@ -1,0 +1,629 @@
+/*
+ * lab_gluster — the GlusterFS lab: three servers, a replica-3 volume, a
+ * FUSE client.
+ *
+ *   switch      P-gsw               switch ports  P-gsw-c, P-gsw-1..3
+ *   client      P-gcli              198.18.X.1/24, the FUSE mount
+ *   gs1..gs3    namespace P-gluster-gsN, eth0 198.18.X.1N/24, glusterd
+ *   volume      P-vol, bricks ADDR:LAB_DATA_DIR/P-gluster/gsN/brick/data
+ *   mount       LAB_DATA_DIR/P-gluster/mnt
+ *
+ * A server is started in three steps inside one child process: enter the
+ * host's network namespace; unshare a mount and UTS namespace of its own
+ * (glusterd keeps its identity in /var/lib/glusterd and talks to its CLI
+ * through /run/glusterd.socket, so each server needs those private); mount
+ * its brick (an xfs loop image, so that heal, xattrs and bit-rot behave as
+ * on a real server) where only it sees it; then exec glusterd in the
+ * foreground, so that the PID we record is glusterd's.  The bricks and the
+ * self-heal daemon glusterd spawns live in the same namespaces; `lab down`
+ * kills every process of the host's network namespace by PID, and the
+ * mount namespace (with the loop device) goes with its last process.
+ *
+ * The gluster CLI runs in the network and mount namespaces of a live
+ * glusterd (like nsenter), never against our own.
+ *
+ * For faults, a server's processes are glusterd (the default), its brick
+ * (process = brick: glusterfsd) and its self-heal daemon (process = shd),
+ * started again with `gluster volume start VOL force`; the client's is the
+ * FUSE client.  A server's brick is its replica of the volume (corrupt
+ * replica = gsN), and the volume's heal is watched (heal_pending).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/proc.h"
+#include "../../lib/units.h"
+#include "lab.h"
+
+#define CLI_TIMEOUT_MS 30000
+
+/* Its [lab] keys. */
+struct gluster_lab_opts {
+    uint64_t ping_timeout_ns, heal_timeout_ns;
+    bool bitrot;
+};
+_Static_assert(sizeof(struct gluster_lab_opts) <= LAB_OPTS_MAX, "gluster lab options");
+
+#define OPT(field) LAB_OPT(struct gluster_lab_opts, field)
+
+static const struct key_def gluster_keys[] = {
+    {"ping_timeout", KEY_DURATION, "10s", NULL, OPT(ping_timeout_ns), 1000000000ull,
+     3600000000000ull, "gluster: network.ping-timeout of the volume (whole seconds): how long a "
+     "client waits for a silent server", 0},
+    {"bitrot", KEY_BOOL, "off", NULL, OPT(bitrot), 0, 0,
+     "gluster: enable bit-rot detection on the volume (the signer and the scrubber)", 0},
+    {"heal_timeout", KEY_DURATION, "5s", NULL, OPT(heal_timeout_ns), 1000000000ull,
+     3600000000000ull, "gluster: cluster.heal-timeout of the volume (whole seconds): how often "
+     "the self-heal daemon crawls for pending heals", 0},
+};
+
+/* Its own names, from the prefix. */
+struct gluster_lab {
+    char volume[32];
+    char mount[160];
+};
+_Static_assert(sizeof(struct gluster_lab) <= LAB_PRIV_MAX, "gluster lab names");
+
+static struct gluster_lab *priv(const struct lab *lab)
+{
+    return LAB_PRIV((struct lab *)lab, struct gluster_lab);
+}
+
+static const struct gluster_lab_opts *opts(const struct lab *lab)
+{
+    return LAB_OPTS(&lab->opts, const struct gluster_lab_opts);
+}
+
+static unsigned seconds(uint64_t ns)
+{
+    return (unsigned)(ns / 1000000000ull);
+}
+
+/* Where a server's brick is mounted, inside its mount namespace. */
+static void brick_of(const struct lab_host *h, char *out, size_t n)
+{
+    snprintf(out, n, "%s/brick", h->home);
+}
+
+static void gluster_lay_out(struct lab *lab)
+{
+    const char *P = lab->prefix;
+    struct gluster_lab *g = priv(lab);
+    snprintf(lab->bridge, sizeof lab->bridge, "%s-gsw", P);
+    snprintf(g->volume, sizeof g->volume, "%s-vol", P);
+    snprintf(g->mount, sizeof g->mount, "%s/mnt", lab->dir);
+    lab->nhosts = 4;
+    lab_lay_out_client(lab, "gcli");
+    snprintf(lab->hosts[0].log, sizeof lab->hosts[0].log, "%s/client.log", lab->dir);
+    snprintf(lab->hosts[0].service, sizeof lab->hosts[0].service, "glusterfs (FUSE client)");
+    for (unsigned i = 1; i <= 3; i++) {
+        struct lab_host *h = &lab->hosts[i];
+        char name[16], port[16];
+        snprintf(name, sizeof name, "gs%u", i);
+        snprintf(port, sizeof port, "%s-gsw-%u", P, i);
+        lab_lay_out_server(lab, h, name, port, 10 + i);
+        snprintf(h->service, sizeof h->service, "glusterd");
+        snprintf(h->home, sizeof h->home, "%s/gs%u", lab->dir, i);
+        snprintf(h->log, sizeof h->log, "%s/glusterd.out", h->home);
+    }
+}
+
+static void pause_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* --- one server --- */
+
+/* Runs in the child, inside the host's network namespace, before glusterd
+ * is exec'd: its own mounts and hostname, and the brick.  0 or errno. */
+static int server_setup(void *ctx)
+{
+    const struct lab_host *h = ctx;
+    char src[256], img[256], brick[200];
+    brick_of(h, brick, sizeof brick);
+    if (unshare(CLONE_NEWNS | CLONE_NEWUTS) != 0)
+        return errno;
+    /* Nothing mounted here may reach our namespace, or the other way. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return errno;
+    if (sethostname(h->name, strlen(h->name)) != 0)
+        return errno;
+    snprintf(src, sizeof src, "%s/glusterd", h->home);
+    if (mount(src, "/var/lib/glusterd", NULL, MS_BIND, NULL) != 0)
+        return errno;
+    snprintf(src, sizeof src, "%s/log", h->home);
+    if (mount(src, "/var/log/glusterfs", NULL, MS_BIND, NULL) != 0)
+        return errno;
+    if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0)
+        return errno;
+    /* mount(8) sets up the loop device (autoclear: it is freed with the
+     * last user of this namespace). */
+    snprintf(img, sizeof img, "%s/brick.img", h->home);
+    pid_t m = fork();
+    if (m < 0)
+        return errno;
+    if (m == 0) {
+        execlp("mount", "mount", "-o", "loop", img, brick, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(m, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return EIO;
+    snprintf(src, sizeof src, "%s/data", brick);
+    if (mkdir(src, 0755) != 0 && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+static int make_server_files(const struct lab *lab, const struct lab_host *h, char *err,
+                             size_t errlen)
+{
+    char path[256], out[1024];
+    static const char *const dirs[] = {"", "/glusterd", "/log", "/brick"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", h->home, dirs[i]);
+        if (mkdir_p(path, err, errlen) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/brick.img", h->home);
+    int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (f < 0 || ftruncate(f, (off_t)lab->opts.size) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        if (f >= 0)
+            close(f);
+        return -1;
+    }
+    close(f);
+    /* 512-byte inodes: room for gluster's extended attributes inline */
+    char *mkfs[] = {"mkfs.xfs", "-q", "-f", "-i", "size=512", path, NULL};
+    if (proc_run(mkfs, out, sizeof out, 60000) != 0) {
+        snprintf(err, errlen, "mkfs.xfs %s failed: %s", path, out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts glusterd of h: in the mount namespace its bricks still hold, or in
+ * a new one when nothing of the server is left. */
+static int run_glusterd(struct lab_host *h, int fd, char *err, size_t errlen)
+{
+    uint64_t start = 0;
+    pid_t keep = lab_live_in(h, "glusterfsd", &start);
+    struct proc_place at = {.netns = h->netns, .setup = server_setup, .ctx = h};
+    if (keep) {
+        at = (struct proc_place){.join = keep, .join_start = start};
+    }
+    char *argv[] = {"glusterd", "-N", NULL};
+    if (proc_spawn_at(&at, argv, h->log, &h->pid, &h->start, err, errlen) != 0)
+        return -1;
+    return lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)h->pid,
+                   (unsigned long long)h->start);
+}
+
+/* Runs `gluster --mode=script ARGS` in the namespaces of a live glusterd of
+ * the lab (via: that host, or NULL for any).  Exit status, or -1; out holds
+ * the output or why it could not run. */
+static int gluster_cli(const struct lab *lab, const char *via, const char *const args[], char *out,
+                    size_t outlen, int timeout_ms)
+{
+    const struct lab_host *h = NULL;
+    for (unsigned i = 1; i < lab->nhosts && !h; i++) {
+        const struct lab_host *x = &lab->hosts[i];
+        if ((!via || strcmp(x->name, via) == 0) && x->pid &&
+            proc_state(x->pid, x->start) == PROC_RUNNING)
+            h = x;
+    }
+    if (!h) {
+        snprintf(out, outlen, "no running glusterd%s%s in the lab", via ? " on " : "",
+                 via ? via : "");
+        return -1;
+    }
+    char *argv[32];
+    int n = 0;
+    argv[n++] = "gluster";
+    argv[n++] = "--mode=script";
+    for (int i = 0; args[i] && n < 31; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    struct proc_place at = {.join = h->pid, .join_start = h->start};
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
+}
+
+/* Runs a gluster command that must succeed; err names it and its output. */
+static int cli_ok(const struct lab *lab, const char *via, const char *const args[], char *err,
+                  size_t errlen)
+{
+    char out[2048];
+    int rc = gluster_cli(lab, via, args, out, sizeof out, CLI_TIMEOUT_MS);
+    if (rc == 0)
+        return 0;
+    size_t used = (size_t)snprintf(err, errlen, "gluster");
+    for (int i = 0; args[i] && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, " %s", args[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, " failed (%d): %s", rc, out);
+    return -1;
+}
+
+/* Waits (bounded) until `gluster ARGS` succeeds and its output holds
+ * `want` count times. */
+static int wait_cli(const struct lab *lab, const char *via, const char *const args[],
+                    const char *want, int count, unsigned seconds, char *err, size_t errlen)
+{
+    uint64_t until = mono_ns() + (uint64_t)seconds * 1000000000ull;
+    char out[8192];
+    for (;;) {
+        int rc = gluster_cli(lab, via, args, out, sizeof out, CLI_TIMEOUT_MS);
+        int seen = 0;
+        for (const char *p = out; rc == 0 && (p = strstr(p, want)); p += strlen(want))
+            seen++;
+        if (rc == 0 && seen >= count)
+            return 0;
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "gluster %s %s: no '%s' within %u s: %.300s", args[0],
+                     args[1] ? args[1] : "", want, seconds, out);
+            return -1;
+        }
+        pause_ms(200);
+    }
+}
+
+/* The FUSE client process of our mount (to record and kill by PID). */
+static pid_t client_pid(const struct lab *lab, uint64_t *start)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && (e = readdir(d)) && !found) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char p[64], cmd[4096];
+        snprintf(p, sizeof p, "/proc/%ld/cmdline", pid);
+        int f = open(p, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+            continue;
+        ssize_t n = read(f, cmd, sizeof cmd - 1);
+        close(f);
+        if (n <= 0)
+            continue;
+        cmd[n] = 0;
+        if (strstr(cmd, "glusterfs") != cmd && !strstr(cmd, "/glusterfs"))
+            continue;
+        /* NUL-separated: the mount point is the last argument */
+        bool ours = false;
+        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1)
+            ours |= strcmp(cmd + i, priv(lab)->mount) == 0;
+        if (ours) {
+            found = (pid_t)pid;
+            *start = proc_starttime(found);
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* The servers' files and glusterd on each; then they form one pool. */
+static int start_servers(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    for (unsigned i = 1; i < lab->nhosts; i++) {
+        struct lab_host *h = &lab->hosts[i];
+        if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
+            make_server_files(lab, h, err, errlen) != 0 || run_glusterd(h, fd, err, errlen) != 0)
+            return -1;
+    }
+    for (unsigned i = 1; i < lab->nhosts; i++) {
+        const char *status[] = {"pool", "list", NULL};
+        if (wait_cli(lab, lab->hosts[i].name, status, "localhost", 1, 20, err, errlen) != 0)
+            return -1;
+    }
+    for (unsigned i = 2; i < lab->nhosts; i++) {
+        const char *probe[] = {"peer", "probe", lab->hosts[i].addr, NULL};
+        if (cli_ok(lab, "gs1", probe, err, errlen) != 0)
+            return -1;
+    }
+    const char *peers[] = {"peer", "status", NULL};
+    return wait_cli(lab, "gs1", peers, "Peer in Cluster (Connected)", 2, 30, err, errlen);
+}
+
+/* The replica-3 volume over the three bricks, with the lab's options. */
+static int create_volume(const struct lab *lab, char *err, size_t errlen)
+{
+    const char *vol = priv(lab)->volume;
+    char bricks[3][256];
+    for (int i = 0; i < 3; i++) {
+        char brick[200];
+        brick_of(&lab->hosts[1 + i], brick, sizeof brick);
+        snprintf(bricks[i], sizeof bricks[i], "%s:%s/data", lab->hosts[1 + i].addr, brick);
+    }
+    /* force: the bricks are below / of the server's view (our lab dir) */
+    const char *create[] = {"volume", "create", vol, "replica", "3", bricks[0], bricks[1],
+                            bricks[2], "force", NULL};
+    char ping[16], heal[16];
+    snprintf(ping, sizeof ping, "%u", seconds(opts(lab)->ping_timeout_ns));
+    snprintf(heal, sizeof heal, "%u", seconds(opts(lab)->heal_timeout_ns));
+    const char *set_ping[] = {"volume", "set", vol, "network.ping-timeout", ping, NULL};
+    const char *set_heal[] = {"volume", "set", vol, "cluster.heal-timeout", heal, NULL};
+    /* several files healed at once: a lab heals in seconds, not minutes */
+    const char *set_threads[] = {"volume", "set", vol, "cluster.shd-max-threads", "4", NULL};
+    const char *start[] = {"volume", "start", vol, NULL};
+    if (cli_ok(lab, "gs1", create, err, errlen) != 0 ||
+        cli_ok(lab, "gs1", set_ping, err, errlen) != 0 ||
+        cli_ok(lab, "gs1", set_heal, err, errlen) != 0 ||
+        cli_ok(lab, "gs1", set_threads, err, errlen) != 0 ||
+        cli_ok(lab, "gs1", start, err, errlen) != 0)
+        return -1;
+    const char *vstatus[] = {"volume", "status", vol, "detail", NULL};
+    if (wait_cli(lab, "gs1", vstatus, "Online               : Y", 3, 30, err, errlen) != 0)
+        return -1;
+    /* The signer checksums a file some time after its last close; the
+     * scrubber compares, and a brick then refuses to serve a bad copy. */
+    const char *bitrot[] = {"volume", "bitrot", vol, "enable", NULL};
+    const char *scrub[] = {"volume", "bitrot", vol, "scrub-throttle", "aggressive", NULL};
+    if (opts(lab)->bitrot && (cli_ok(lab, "gs1", bitrot, err, errlen) != 0 ||
+                              cli_ok(lab, "gs1", scrub, err, errlen) != 0))
+        return -1;
+    return 0;
+}
+
+/* The FUSE client in our namespace, the other two servers as backup
+ * volfile servers. */
+static int mount_client(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    const struct gluster_lab *g = priv(lab);
+    if (lab_rec(fd, err, errlen, "dir %s", g->mount) != 0 ||
+        mkdir_p(g->mount, err, errlen) != 0 || lab_rec(fd, err, errlen, "mount %s", g->mount) != 0)
+        return -1;
+    char source[128], options[512], out[2048];
+    snprintf(source, sizeof source, "%s:/%s", lab->hosts[1].addr, g->volume);
+    snprintf(options, sizeof options, "backup-volfile-servers=%s:%s,log-file=%s",
+             lab->hosts[2].addr, lab->hosts[3].addr, lab->hosts[0].log);
+    char *mnt[] = {"mount", "-t", "glusterfs", "-o", options, source, (char *)g->mount, NULL};
+    if (proc_run(mnt, out, sizeof out, 30000) != 0) {
+        snprintf(err, errlen, "mount -t glusterfs %s %s failed: %s (see %s)", source, g->mount,
+                 out, lab->hosts[0].log);
+        return -1;
+    }
+    struct lab_host *c = &lab->hosts[0];
+    if (!(c->pid = client_pid(lab, &c->start))) {
+        snprintf(err, errlen, "the glusterfs client of %s is not running", g->mount);
+        return -1;
+    }
+    return lab_rec(fd, err, errlen, "pid client %d %llu", (int)c->pid,
+                   (unsigned long long)c->start);
+}
+
+static int gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    if (start_servers(lab, fd, err, errlen) != 0 || create_volume(lab, err, errlen) != 0)
+        return -1;
+    return mount_client(lab, fd, err, errlen);
+}
+
+static int gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *err,
+                           size_t errlen)
+{
+    if (proc_state(h->pid, h->start) != PROC_RUNNING && run_glusterd(h, fd, err, errlen) != 0)
+        return -1;
+    const char *pool[] = {"pool", "list", NULL};
+    if (wait_cli(lab, h->name, pool, "localhost", 1, 20, err, errlen) != 0)
+        return -1;
+    /* Bricks and self-heal daemon of every server that lost them; a brick
+     * just killed may still hold its port for a moment: try again. */
+    const char *vol = priv(lab)->volume;
+    const char *start[] = {"volume", "start", vol, "force", NULL};
+    const char *vstatus[] = {"volume", "status", vol, "detail", NULL};
+    uint64_t until = mono_ns() + 30000000000ull;
+    for (;;) {
+        char e[1024];
+        if (cli_ok(lab, h->name, start, e, sizeof e) == 0 &&
+            wait_cli(lab, h->name, vstatus, "Online               : Y", 3, 3, e, sizeof e) == 0)
+            return 0;
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "the bricks of %s do not come back: %s", vol, e);
+            return -1;
+        }
+    }
+}
+
+static long gluster_heal_pending(const struct lab *lab, char *err, size_t errlen)
+{
+    const char *info[] = {"volume", "heal", priv(lab)->volume, "info", "summary", NULL};
+    char out[8192];
+    int rc = gluster_cli(lab, NULL, info, out, sizeof out, 10000);
+    if (rc != 0) {
+        snprintf(err, errlen, "gluster volume heal %s info summary failed (%d): %.300s",
+                 priv(lab)->volume, rc, out);
+        return -1;
+    }
+    /* Per brick: "Status: Connected" and "Total Number of entries: N";
+     * a brick that is not connected cannot say: it counts as pending. */
+    long pending = 0;
+    int bricks = 0;
+    for (const char *p = out; (p = strstr(p, "Brick ")); p++) {
+        bricks++;
+        const char *next = strstr(p + 1, "Brick ");
+        const char *st = strstr(p, "Status: ");
+        const char *tot = strstr(p, "Total Number of entries: ");
+        bool in = st && (!next || st < next);
+        if (!in || strncmp(st + 8, "Connected", 9) != 0) {
+            pending++;
+            continue;
+        }
+        if (tot && (!next || tot < next))
+            pending += strtol(tot + 25, NULL, 10);
+        else
+            pending++;
+    }
+    if (bricks == 0) {
+        snprintf(err, errlen, "gluster volume heal %s info summary named no brick: %.300s",
+                 priv(lab)->volume, out);
+        return -1;
+    }
+    return pending;
+}
+
+/* "gs1, gs2, gs3": the servers, for messages. */
+static void server_names(const struct lab *lab, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned i = 1; i < lab->nhosts && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i > 1 ? ", " : "",
+                                 lab->hosts[i].name);
+}
+
+/* A server's brick is its replica; it is written from the namespaces of
+ * a live process that holds the brick's mount (its glusterfsd). */
+static int gluster_replica(const struct lab *lab, const char *name, struct lab_replica *r,
+                           char *err, size_t errlen)
+{
+    const struct lab_host *h = lab_host(lab, name);
+    if (!h || !h->netns[0]) {
+        char names[64];
+        server_names(lab, names, sizeof names);
+        snprintf(err, errlen, "not a server of the gluster lab (%s)", names);
+        return -1;
+    }
+    memset(r, 0, sizeof *r);
+    snprintf(r->mount, sizeof r->mount, "%s", priv(lab)->mount);
+    char brick[200];
+    brick_of(h, brick, sizeof brick);
+    snprintf(r->copy, sizeof r->copy, "%s/data", brick);
+    if (!(r->at.join = lab_live_in(h, "glusterfsd", &r->at.join_start))) {
+        snprintf(err, errlen, "nothing runs on %s: its brick is not mounted", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* glusterd (the default), brick and shd on a server; the FUSE client. */
+static int gluster_process(const struct lab *lab, const char *host, const char *process,
+                           struct lab_process *p, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    const struct lab_host *h = lab_host(lab, host);
+    if (!h)
+        return 1;
+    const char *service = h->netns[0] ? "glusterd" : "glusterfs";
+    *p = (struct lab_process){.restartable = true};
+    if (!process[0] || strcmp(process, service) == 0) {
+        snprintf(p->name, sizeof p->name, "%s", service);
+        p->pid = h->pid;
+        p->start = h->start;
+        return 0;
+    }
+    if (h->netns[0] && (strcmp(process, "brick") == 0 || strcmp(process, "shd") == 0)) {
+        snprintf(p->name, sizeof p->name, "%s", process);
+        snprintf(p->comm, sizeof p->comm, "%s",
+                 strcmp(process, "brick") == 0 ? "glusterfsd" : "glusterfs");
+        return 0;
+    }
+    return 1;
+}
+
+static bool gluster_healthy(const struct lab *lab, char *why, size_t n)
+{
+    const char *mount = priv(lab)->mount;
+    struct stat a, b;
+    char parent[200];
+    snprintf(parent, sizeof parent, "%s/..", mount);
+    if (stat(mount, &a) != 0 || stat(parent, &b) != 0 || a.st_dev == b.st_dev) {
+        snprintf(why, n, "the volume is not mounted at %s", mount);
+        return false;
+    }
+    const struct lab_host *c = &lab->hosts[0];
+    if (!c->pid || proc_state(c->pid, c->start) != PROC_RUNNING) {
+        snprintf(why, n, "the glusterfs client of %s is not running", mount);
+        return false;
+    }
+    return true;
+}
+
+static void gluster_status(const struct lab *lab, struct json *j, FILE *out)
+{
+    const struct gluster_lab *g = priv(lab);
+    const struct gluster_lab_opts *o = opts(lab);
+    char bricks[3][256];
+    for (unsigned i = 1; i < lab->nhosts && i <= 3; i++) {
+        char brick[200];
+        brick_of(&lab->hosts[i], brick, sizeof brick);
+        snprintf(bricks[i - 1], sizeof bricks[0], "%s:%s/data", lab->hosts[i].addr, brick);
+    }
+    if (j) {
+        json_key(j, "volume");
+        json_obj_begin(j);
+        json_key(j, "name");
+        json_str(j, g->volume);
+        json_key(j, "mount");
+        json_str(j, g->mount);
+        json_key(j, "bricks");
+        json_arr_begin(j);
+        for (unsigned i = 0; i < 3; i++)
+            json_str(j, bricks[i]);
+        json_arr_end(j);
+        json_key(j, "brick_bytes");
+        json_u64(j, lab->opts.size);
+        json_key(j, "ping_timeout_s");
+        json_u64(j, seconds(o->ping_timeout_ns));
+        json_key(j, "heal_timeout_s");
+        json_u64(j, seconds(o->heal_timeout_ns));
+        json_key(j, "bitrot");
+        json_bool(j, o->bitrot);
+        json_obj_end(j);
+        return;
+    }
+    char size[32];
+    format_size(lab->opts.size, size, sizeof size);
+    fprintf(out, "  volume  %s, replica 3, bricks of %s (xfs), ping-timeout %u s, heal-timeout "
+                 "%u s, bit-rot detection %s\n", g->volume, size, seconds(o->ping_timeout_ns),
+            seconds(o->heal_timeout_ns), o->bitrot ? "on" : "off");
+    for (unsigned i = 0; i < 3; i++)
+        fprintf(out, "          brick %s\n", bricks[i]);
+    fprintf(out, "  mount   %s (FUSE, client pid %d %s)\n", g->mount, (int)lab->hosts[0].pid,
+            proc_state_name(proc_state(lab->hosts[0].pid, lab->hosts[0].start)));
+}
+
+/* A files target without path: the volume's FUSE mount. */
+static void gluster_place(const struct lab *lab, struct lab_place *p)
+{
+    const struct gluster_lab *g = priv(lab);
+    snprintf(p->where, sizeof p->where, "%s", g->mount);
+    snprintf(p->name, sizeof p->name, "%s", g->volume);
+    snprintf(p->desc, sizeof p->desc, "volume %s mounted at %s", g->volume, g->mount);
+}
+
+const struct lab_kind lab_gluster = {
+    .name = "gluster",
+    .summary = "servers gs1, gs2, gs3 with a replica-3 GlusterFS volume, FUSE-mounted here",
+    .keys = KEY_TABLE(gluster_keys),
+    .default_size = 512ull << 20, /* xfs needs 300 MB at least; the images are sparse */
+    .serves = "files",
+    .serves_what = "the embedded GlusterFS volume",
+    .lay_out = gluster_lay_out,
+    .start = gluster_start,
+    .restart = gluster_restart,
+    .healthy = gluster_healthy,
+    .status = gluster_status,
+    .place = gluster_place,
+    .process = gluster_process,
+    .replica = gluster_replica,
+    .heal_pending = gluster_heal_pending,
+};
