@@ -55,11 +55,12 @@ void classifier_free(struct classifier *c)
     c->stamp = NULL;
 }
 
-static enum fl_class set(struct classification *v, enum fl_class cls, uint32_t sector, const char *fmt,
-                         ...) __attribute__((format(printf, 4, 5)));
+static enum fl_class conclude(struct classification *v, enum fl_class cls, uint32_t sector,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static enum fl_class set(struct classification *v, enum fl_class cls, uint32_t sector, const char *fmt,
-                         ...)
+/* The class of the read, with its first bad sector and a line for people. */
+static enum fl_class conclude(struct classification *v, enum fl_class cls, uint32_t sector,
+                              const char *fmt, ...)
 {
     v->cls = cls;
     v->sector = sector;
@@ -103,10 +104,10 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
                 break;
             }
         if (c->state[bad] == SECTOR_BAD_CRC)
-            return set(v, CLS_CORRUPT, bad,
-                       "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
-                       stored, computed);
-        return set(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
+            return conclude(v, CLS_CORRUPT, bad,
+                            "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
+                            stored, computed);
+        return conclude(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
     }
 
     /* 2. Identity of every valid sector of this run; generation per sector.
@@ -125,10 +126,11 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
                 v->found_gen = (gen_t)st->gen;
                 v->found_known = true;
                 v->found_written_ns = st->written_ns;
-                return set(v, CLS_MISDIRECTED, s,
-                           "sector %u holds sector %u of block %llu (target %u, writer %u, gen %u)",
-                           s, st->sector, (unsigned long long)st->block, st->target_id,
-                           st->writer_id, st->gen);
+                return conclude(v, CLS_MISDIRECTED, s,
+                                "sector %u holds sector %u of block %llu (target %u, writer "
+                                "%u, gen %u)",
+                                s, st->sector, (unsigned long long)st->block, st->target_id,
+                                st->writer_id, st->gen);
             }
             g = (gen_t)st->gen;
         }
@@ -148,34 +150,34 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
         gen_t gt = c->state[torn_at] == SECTOR_VALID ? (gen_t)c->stamp[torn_at].gen : GEN_NONE;
         if (c->state[torn_at] == SECTOR_VALID && c->stamp[torn_at].run_id != c->fmt.run_id)
             gt = GEN_NONE;
-        return set(v, CLS_TORN, torn_at, "sector 0 has generation %u, sector %u has generation %u",
-                   g0, torn_at, gt);
+        return conclude(v, CLS_TORN, torn_at,
+                        "sector 0 has generation %u, sector %u has generation %u",
+                        g0, torn_at, gt);
     }
 
     /* 3. One generation for the whole block: compare with the expectation. */
     if (g0 == GEN_NONE) {
         if (never)
-            return set(v, CLS_UNWRITTEN, 0, "never written in this run");
+            return conclude(v, CLS_UNWRITTEN, 0, "never written in this run");
         if (e->lo != GEN_NONE) {
             if (all_zero)
-                return set(v, CLS_ZEROED, 0, "all zero; generation %u was durable", e->lo);
-            return set(v, CLS_LOST_WRITE, 0,
-                       "holds data from before this run; generation %u was durable", e->lo);
+                return conclude(v, CLS_ZEROED, 0, "all zero; generation %u was durable", e->lo);
+            return conclude(v, CLS_LOST_WRITE, 0,
+                            "holds data from before this run; generation %u was durable", e->lo);
         }
         if (e->strict && e->acked != GEN_NONE)
-            return set(v, CLS_STALE_READ, 0,
-                       "%s; generation %u was acknowledged", all_zero ? "all zero" : "old data",
-                       e->acked);
-        return set(v, CLS_OK, 0, "first write not durable, not on the media");
+            return conclude(v, CLS_STALE_READ, 0, "%s; generation %u was acknowledged",
+                            all_zero ? "all zero" : "old data", e->acked);
+        return conclude(v, CLS_OK, 0, "first write not durable, not on the media");
     }
     if (gen_cmp(g0, e->lo) < 0)
-        return set(v, CLS_LOST_WRITE, 0, "generation %u found; generation %u was durable", g0,
-                   e->lo);
+        return conclude(v, CLS_LOST_WRITE, 0, "generation %u found; generation %u was durable", g0,
+                        e->lo);
     if (gen_cmp(g0, e->hi) > 0)
-        return set(v, CLS_CORRUPT, 0,
-                   "generation %u found, newer than any write issued (newest %u)", g0, e->hi);
+        return conclude(v, CLS_CORRUPT, 0,
+                        "generation %u found, newer than any write issued (newest %u)", g0, e->hi);
     if (e->strict && g0 != e->acked)
-        return set(v, CLS_STALE_READ, 0,
-                   "generation %u found; generation %u was acknowledged", g0, e->acked);
-    return set(v, CLS_OK, 0, "generation %u", g0);
+        return conclude(v, CLS_STALE_READ, 0,
+                        "generation %u found; generation %u was acknowledged", g0, e->acked);
+    return conclude(v, CLS_OK, 0, "generation %u", g0);
 }

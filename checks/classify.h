@@ -1,5 +1,6 @@
 /*
- * classify — the verdict on one read of one block.
+ * classify — the class of one read of one block (the verdict is the run's:
+ * verdict.h).
  *
  * Given the bytes a read returned and the expectation from the state map,
  * classify_block() says exactly one of:

@@ -78,7 +78,7 @@ static int grow(struct statemap *m)
 }
 
 /* The entry of b, created from the durable state when absent. */
-static struct pending *get(struct statemap *m, uint64_t b)
+static struct pending *pending_of(struct statemap *m, uint64_t b)
 {
     struct pending *p = statemap_find(m, b);
     if (p)
@@ -128,7 +128,7 @@ static void make_durable(struct statemap *m, uint64_t b, gen_t g)
 
 gen_t statemap_plan(struct statemap *m, uint64_t b)
 {
-    struct pending *p = get(m, b);
+    struct pending *p = pending_of(m, b);
     if (!p)
         return GEN_NONE;
     gen_t g = gen_next(p->planned);
@@ -142,7 +142,7 @@ gen_t statemap_plan(struct statemap *m, uint64_t b)
 
 int statemap_plan_gen(struct statemap *m, uint64_t b, gen_t g)
 {
-    struct pending *p = get(m, b);
+    struct pending *p = pending_of(m, b);
     if (!p)
         return -1;
     p->planned = gen_newest(p->planned, g);
@@ -152,7 +152,7 @@ int statemap_plan_gen(struct statemap *m, uint64_t b, gen_t g)
 
 int statemap_issue(struct statemap *m, uint64_t b, bool write, gen_t g)
 {
-    struct pending *p = get(m, b);
+    struct pending *p = pending_of(m, b);
     if (!p)
         return -1;
     p->flags |= PEND_INFLIGHT;
@@ -191,7 +191,7 @@ static int ack_push(struct statemap *m, uint64_t b, gen_t g)
 
 int statemap_write_done(struct statemap *m, uint64_t b, gen_t g, bool ok, bool durable_now)
 {
-    struct pending *p = get(m, b);
+    struct pending *p = pending_of(m, b);
     if (!p)
         return -1;
     p->flags &= (uint8_t)~PEND_INFLIGHT;
@@ -284,7 +284,7 @@ size_t statemap_bytes_total(const struct statemap *m)
 
 int statemap_restore_pending(struct statemap *m, const struct pending *saved)
 {
-    struct pending *p = get(m, saved->block);
+    struct pending *p = pending_of(m, saved->block);
     if (!p)
         return -1;
     p->planned = saved->planned;

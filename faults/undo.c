@@ -98,55 +98,85 @@ static const char *split(const char *args, char *first, size_t n)
     return args[l] ? args + l + 1 : args + l;
 }
 
+/* link-up NETNS IFNAME: the link up again, if it still exists. */
+static int undo_link_up(const char *ns, const char *rest, char *err, size_t errlen)
+{
+    struct nl_sock *sk = net_open(ns[0] ? ns : NULL, err, errlen);
+    if (!sk)
+        return -1;
+    struct link_state st;
+    int rc = net_link_state(sk, rest, &st, err, errlen);
+    if (rc == 0 && st.exists)
+        rc = net_link_set_up(sk, rest, true, err, errlen);
+    net_close(sk);
+    return rc;
+}
+
+/* nft-delete NETNS TABLE */
+static int undo_nft_delete(const char *ns, const char *rest, char *err, size_t errlen)
+{
+    return nft_delete_table(ns, rest, err, errlen);
+}
+
+/* qdisc-delete NETNS IFNAME */
+static int undo_qdisc_delete(const char *ns, const char *rest, char *err, size_t errlen)
+{
+    struct nl_sock *sk = net_open(ns[0] ? ns : NULL, err, errlen);
+    if (!sk)
+        return -1;
+    int rc = net_qdisc_delete_root(sk, rest, err, errlen);
+    net_close(sk);
+    return rc;
+}
+
+/* sigcont PID START (no namespace word: ns is the PID) */
+static int undo_sigcont(const char *ns, const char *rest, char *err, size_t errlen)
+{
+    long pid = strtol(ns, NULL, 10);
+    uint64_t start = strtoull(rest, NULL, 10);
+    if (pid > 0 && proc_state((pid_t)pid, start) != PROC_GONE && kill((pid_t)pid, SIGCONT) != 0 &&
+        errno != ESRCH) {
+        snprintf(err, errlen, "cannot continue process %ld: %s", pid, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* command NETNS COMMAND... */
+static int undo_command(const char *ns, const char *rest, char *err, size_t errlen)
+{
+    char out[1024];
+    char *argv[] = {"/bin/sh", "-c", (char *)rest, NULL};
+    int rc = proc_run_in(ns, argv, out, sizeof out, COMMAND_TIMEOUT_MS);
+    if (rc != 0) {
+        snprintf(err, errlen, "undo command '%s' failed (%d): %s", rest, rc, out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The primitives, by the kind word of their records. */
+static const struct {
+    const char *kind;
+    bool in_netns; /* its first word is a namespace ("-": ours) */
+    int (*apply)(const char *first, const char *rest, char *err, size_t errlen);
+} primitives[] = {
+    {"link-up", true, undo_link_up},   {"nft-delete", true, undo_nft_delete},
+    {"qdisc-delete", true, undo_qdisc_delete}, {"sigcont", false, undo_sigcont},
+    {"command", true, undo_command},
+};
+
 int undo_apply(const char *kind, const char *args, char *err, size_t errlen)
 {
-    char ns[64];
-    const char *rest = split(args, ns, sizeof ns);
-    /* A namespace that is gone took whatever we did in it along. */
-    if (ns[0] && strcmp(kind, "sigcont") != 0 && !netns_exists(ns))
-        return 0;
-    if (strcmp(kind, "link-up") == 0) {
-        struct nl_sock *sk = net_open(ns[0] ? ns : NULL, err, errlen);
-        if (!sk)
-            return -1;
-        struct link_state st;
-        int rc = net_link_state(sk, rest, &st, err, errlen);
-        if (rc == 0 && st.exists)
-            rc = net_link_set_up(sk, rest, true, err, errlen);
-        net_close(sk);
-        return rc;
-    }
-    if (strcmp(kind, "nft-delete") == 0)
-        return nft_delete_table(ns, rest, err, errlen);
-    if (strcmp(kind, "qdisc-delete") == 0) {
-        struct nl_sock *sk = net_open(ns[0] ? ns : NULL, err, errlen);
-        if (!sk)
-            return -1;
-        int rc = net_qdisc_delete_root(sk, rest, err, errlen);
-        net_close(sk);
-        return rc;
-    }
-    if (strcmp(kind, "sigcont") == 0) {
-        /* args: PID START (no namespace word) */
-        long pid = strtol(args, NULL, 10);
-        const char *sp = strchr(args, ' ');
-        uint64_t start = sp ? strtoull(sp + 1, NULL, 10) : 0;
-        if (pid > 0 && proc_state((pid_t)pid, start) != PROC_GONE && kill((pid_t)pid, SIGCONT) != 0 &&
-            errno != ESRCH) {
-            snprintf(err, errlen, "cannot continue process %ld: %s", pid, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    if (strcmp(kind, "command") == 0) {
-        char out[1024];
-        char *argv[] = {"/bin/sh", "-c", (char *)rest, NULL};
-        int rc = proc_run_in(ns, argv, out, sizeof out, COMMAND_TIMEOUT_MS);
-        if (rc != 0) {
-            snprintf(err, errlen, "undo command '%s' failed (%d): %s", rest, rc, out);
-            return -1;
-        }
-        return 0;
+    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++) {
+        if (strcmp(kind, primitives[i].kind) != 0)
+            continue;
+        char first[64];
+        const char *rest = split(args, first, sizeof first);
+        /* A namespace that is gone took whatever we did in it along. */
+        if (primitives[i].in_netns && first[0] && !netns_exists(first))
+            return 0;
+        return primitives[i].apply(first, rest, err, errlen);
     }
     snprintf(err, errlen, "unknown undo record '%s'", kind);
     return -1;

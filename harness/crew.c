@@ -462,12 +462,9 @@ static bool wait_meta(struct crew *c, uint64_t deadline)
 }
 
 /* Starts one thread per worker with SIGINT/SIGTERM blocked (the main thread
- * takes the signals), waits for all, printing progress while the workload
- * runs. */
-static void run_threads(struct crew *c, bool verify)
+ * takes the signals).  The number started. */
+static unsigned start_workers(struct crew *c, struct thread_arg *args, bool verify)
 {
-    struct thread_arg *args = calloc(c->n, sizeof *args);
-    struct meta_arg *meta_args = NULL;
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -492,63 +489,64 @@ static void run_threads(struct crew *c, bool verify)
         c->w[0].rc = -1;
         snprintf(c->w[0].err, sizeof c->w[0].err, "out of memory starting workers");
     }
+    return started;
+}
 
-    bool tty = isatty(STDERR_FILENO);
-    bool show = !c->quiet && !verify;
-    if (!verify) {
-        if (show && c->sc->workload.prefill)
-            fprintf(stderr, "faultline: prefilling every block once\n");
-        pthread_mutex_lock(&c->gate_mu);
-        while (c->ready < started)
-            pthread_cond_wait(&c->gate_cv, &c->gate_mu);
-        c->t0 = mono_ns(); /* time zero: the workload starts now */
-        pthread_mutex_unlock(&c->gate_mu);
-        if (c->on_start)
-            c->on_start(c->on_start_ctx, c->t0);
-        pthread_mutex_lock(&c->gate_mu);
-        c->start_open = true;
-        pthread_cond_broadcast(&c->gate_cv);
-        pthread_mutex_unlock(&c->gate_mu);
-        meta_args = start_meta(c);
+/* Once every worker is ready (prefilled): time zero, the start hook (the
+ * faults), then the workloads and the metadata streams go. */
+static struct meta_arg *open_start(struct crew *c, unsigned started, bool show)
+{
+    if (show && c->sc->workload.prefill)
+        fprintf(stderr, "faultline: prefilling every block once\n");
+    pthread_mutex_lock(&c->gate_mu);
+    while (c->ready < started)
+        pthread_cond_wait(&c->gate_cv, &c->gate_mu);
+    c->t0 = mono_ns(); /* time zero: the workload starts now */
+    pthread_mutex_unlock(&c->gate_mu);
+    if (c->on_start)
+        c->on_start(c->on_start_ctx, c->t0);
+    pthread_mutex_lock(&c->gate_mu);
+    c->start_open = true;
+    pthread_cond_broadcast(&c->gate_cv);
+    pthread_mutex_unlock(&c->gate_mu);
+    return start_meta(c);
+}
+
+/* The workloads end at duration; past duration + grace, a worker (or
+ * metadata stream) that is not back is stuck on a target that stopped
+ * answering and is left behind.  Then the hook between workload and sweep
+ * (every fault cleared), and the sweeps may start. */
+static void end_workload(struct crew *c, struct monitor *m, unsigned started)
+{
+    uint64_t deadline = c->sc->duration_ns + c->grace_ns;
+    bool back = monitor_until(m, started, &c->engines_done, deadline, false);
+    if (!wait_meta(c, deadline)) {
+        back = false;
+        c->meta_left_behind = true; /* its stream and arguments stay allocated */
     }
-    struct monitor m = {.c = c, .tty = tty, .show = show, .last_t = mono_ns() - c->t0};
-    m.next = m.last_t + 1000000000ull;
-    m.next_plain = m.last_t + 10000000000ull;
-    if (!verify) {
-        /* The workloads end at duration; past duration + grace, a worker that
-         * is not back is stuck on a target that stopped answering. */
-        uint64_t deadline = c->sc->duration_ns + c->grace_ns;
-        bool back = monitor_until(&m, started, &c->engines_done, deadline, false);
-        if (!wait_meta(c, deadline)) {
-            back = false;
-            c->meta_left_behind = true; /* its stream and arguments stay allocated */
-        }
-        c->workload_end_ns = mono_ns() - c->t0;
-        if (!back) {
-            c->abandoned = true;
-            *c->stop_sweep = 1;
-            char detail[160];
-            snprintf(detail, sizeof detail, "%u of %u workers and %u of %u metadata streams "
-                     "still wait for I/O %.0f s after the end of the workload: left behind",
-                     started - c->engines_done, started, c->meta_started - c->meta_done,
-                     c->meta_started, (double)c->grace_ns / 1e9);
-            events_emit(c->events, 0, "abandoned", NULL, detail);
-        }
-        if (c->between)
-            c->between(c->between_ctx);
-        pthread_mutex_lock(&c->gate_mu);
-        c->gate_open = true;
-        pthread_cond_broadcast(&c->gate_cv);
-        pthread_mutex_unlock(&c->gate_mu);
-    }
-    /* Sweeps (or the verify pass): no deadline for a big target, but a
-     * worker with no I/O answered for `grace` is given up. */
-    if (!c->abandoned && !monitor_until(&m, started, NULL, UINT64_MAX, true)) {
+    c->workload_end_ns = mono_ns() - c->t0;
+    if (!back) {
         c->abandoned = true;
         *c->stop_sweep = 1;
-        events_emit(c->events, 0, "abandoned", NULL,
-                    "the sweep got no answer for the grace period: left behind");
+        char detail[160];
+        snprintf(detail, sizeof detail, "%u of %u workers and %u of %u metadata streams still "
+                 "wait for I/O %.0f s after the end of the workload: left behind",
+                 started - c->engines_done, started, c->meta_started - c->meta_done,
+                 c->meta_started, (double)c->grace_ns / 1e9);
+        events_emit(c->events, 0, "abandoned", NULL, detail);
     }
+    if (c->between)
+        c->between(c->between_ctx);
+    pthread_mutex_lock(&c->gate_mu);
+    c->gate_open = true;
+    pthread_cond_broadcast(&c->gate_cv);
+    pthread_mutex_unlock(&c->gate_mu);
+}
+
+/* Joins every worker that came back; the others are left behind.  True
+ * when one was. */
+static bool join_workers(struct crew *c, unsigned started)
+{
     bool any_left = false;
     for (unsigned i = 0; i < started; i++) {
         pthread_mutex_lock(&c->gate_mu);
@@ -561,6 +559,33 @@ static void run_threads(struct crew *c, bool verify)
             any_left = true;
         }
     }
+    return any_left;
+}
+
+/* The workload (unless verifying) and the sweeps, with progress lines. */
+static void run_threads(struct crew *c, bool verify)
+{
+    struct thread_arg *args = calloc(c->n, sizeof *args);
+    struct meta_arg *meta_args = NULL;
+    unsigned started = start_workers(c, args, verify);
+    bool tty = isatty(STDERR_FILENO);
+    bool show = !c->quiet && !verify;
+    if (!verify)
+        meta_args = open_start(c, started, show);
+    struct monitor m = {.c = c, .tty = tty, .show = show, .last_t = mono_ns() - c->t0};
+    m.next = m.last_t + 1000000000ull;
+    m.next_plain = m.last_t + 10000000000ull;
+    if (!verify)
+        end_workload(c, &m, started);
+    /* Sweeps (or the verify pass): no deadline for a big target, but a
+     * worker with no I/O answered for `grace` is given up. */
+    if (!c->abandoned && !monitor_until(&m, started, NULL, UINT64_MAX, true)) {
+        c->abandoned = true;
+        *c->stop_sweep = 1;
+        events_emit(c->events, 0, "abandoned", NULL,
+                    "the sweep got no answer for the grace period: left behind");
+    }
+    bool any_left = join_workers(c, started);
     if (show && tty)
         fputc('\n', stderr);
     /* A worker left behind still holds its argument and reads it if its I/O

@@ -10,7 +10,7 @@
 
 #define HEAL_POLL_MS 500
 
-static void add(struct heal_watch *w, long pending)
+static void add_sample(struct heal_watch *w, long pending)
 {
     pthread_mutex_lock(&w->mu);
     if (w->n == w->cap) {
@@ -38,7 +38,7 @@ static void *watch(void *arg)
             snprintf(w->err, sizeof w->err, "%s", err);
             pthread_mutex_unlock(&w->mu);
         }
-        add(w, pending);
+        add_sample(w, pending);
         if (atomic_load(&w->finishing) &&
             (pending == 0 || mono_ns() >= atomic_load(&w->deadline)))
             break;

@@ -4,8 +4,9 @@
  * With a lab whose kind heals (lab_kind.heal_pending: the gluster lab asks
  * `gluster volume heal VOL info summary`), a thread asks about twice a
  * second from the start of the workload how many entries are still to heal
- * (a replica that cannot answer counts as pending).  After the workload and the sweep it goes on until nothing is
- * pending or `heal_wait` has passed.  A fault's heal_s is from its clear
+ * (a replica that cannot answer counts as pending).  After the workload
+ * and the sweep it goes on until nothing is pending or `heal_wait` has
+ * passed.  A fault's heal_s is from its clear
  * (the server back) to the first answer with nothing pending; a fault whose
  * volume never healed within the wait has none, and `expect_heal` fails.
  */

@@ -140,6 +140,41 @@ static const char *place_name(const struct proc_place *at, char *buf, size_t n)
     return buf;
 }
 
+/* A child at a place, with a pipe from it (close-on-exec).  In the child:
+ * 0, signals unblocked, the place entered (*entered: 0 or an errno), its
+ * end of the pipe pipefd[1].  In the parent: the child's PID, its end
+ * pipefd[0] (the other one closed).  -1 with err when there is no child. */
+static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, char *err,
+                     size_t errlen)
+{
+    int nsfd[2];
+    if (open_place(at, nsfd, err, errlen) != 0)
+        return -1;
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        close_place(nsfd);
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close_place(nsfd);
+        return -1;
+    }
+    if (child == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        *entered = enter_place(at, nsfd);
+        return 0;
+    }
+    close(pipefd[1]);
+    close_place(nsfd);
+    return child;
+}
+
 int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pid,
                uint64_t *start, char *err, size_t errlen)
 {
@@ -150,38 +185,20 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen)
 {
-    int nsfd[2];
-    if (open_place(at, nsfd, err, errlen) != 0)
-        return -1;
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (logfd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
-        close_place(nsfd);
         return -1;
     }
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
-        close(logfd);
-        close_place(nsfd);
-        return -1;
-    }
-    pid_t child = fork();
+    int pipefd[2], e = 0;
+    pid_t child = fork_at(at, pipefd, &e, err, errlen);
     if (child < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
         close(logfd);
-        close_place(nsfd);
         return -1;
     }
     if (child == 0) {
         /* Only the namespaces asked for: entering a mount namespace we do
          * not need would copy the mount table and pin mounts of others. */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        int e = enter_place(at, nsfd);
         if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
             e = errno;
         int devnull = open("/dev/null", O_RDONLY);
@@ -195,10 +212,7 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
             _exit(126);
         _exit(127);
     }
-    close(pipefd[1]);
     close(logfd);
-    close_place(nsfd);
-    int e = 0;
     ssize_t r = read(pipefd[0], &e, sizeof e); /* EOF: exec worked (close-on-exec) */
     close(pipefd[0]);
     if (r == (ssize_t)sizeof e) {
@@ -216,26 +230,13 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
 int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, size_t errlen),
                  void *ctx, char *err, size_t errlen)
 {
-    int nsfd[2];
-    if (open_place(at, nsfd, err, errlen) != 0)
+    int pipefd[2], e = 0;
+    pid_t child = fork_at(at, pipefd, &e, err, errlen);
+    if (child < 0)
         return -1;
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
-        close_place(nsfd);
-        return -1;
-    }
-    pid_t child = fork();
-    if (child < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        close_place(nsfd);
-        return -1;
-    }
     if (child == 0) {
         char msg[1024] = "";
-        int e = enter_place(at, nsfd), rc = -1;
+        int rc = -1;
         if (e) {
             char where[96];
             snprintf(msg, sizeof msg, "cannot enter%s: %s", place_name(at, where, sizeof where),
@@ -247,8 +248,6 @@ int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, si
             _exit(2);
         _exit(rc != 0);
     }
-    close(pipefd[1]);
-    close_place(nsfd);
     char msg[1024];
     size_t used = 0;
     for (;;) { /* until the child exits and the pipe closes */
@@ -350,29 +349,12 @@ int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen,
 int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
                 int timeout_ms)
 {
-    int pipefd[2];
     out[0] = '\0';
-    int nsfd[2];
-    if (open_place(at, nsfd, out, outlen) != 0)
+    int pipefd[2], e = 0;
+    pid_t child = fork_at(at, pipefd, &e, out, outlen);
+    if (child < 0)
         return -1;
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        snprintf(out, outlen, "pipe: %s", strerror(errno));
-        close_place(nsfd);
-        return -1;
-    }
-    pid_t child = fork();
-    if (child < 0) {
-        snprintf(out, outlen, "fork: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        close_place(nsfd);
-        return -1;
-    }
     if (child == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        int e = enter_place(at, nsfd);
         if (e) {
             char where[96];
             dprintf(pipefd[1], "cannot enter%s: %s", place_name(at, where, sizeof where),
@@ -385,8 +367,6 @@ int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size
         dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);
     }
-    close(pipefd[1]);
-    close_place(nsfd);
     size_t used = 0;
     uint64_t until = mono_ns() + (uint64_t)timeout_ms * 1000000;
     bool timed_out = false;

@@ -65,7 +65,8 @@ static int plan_ops(struct run *r, size_t n)
         if (r->prefill && r->cursor >= nb)
             break; /* every block is planned once */
         bool write = r->prefill || rng_below(&r->rng, 100) >= c->read_pct;
-        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? rng_below(&r->rng, nb) : r->cursor++ % nb;
+        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? rng_below(&r->rng, nb)
+                                                                  : r->cursor++ % nb;
         gen_t g = GEN_NONE;
         if (write) {
             errno = 0;

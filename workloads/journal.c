@@ -415,7 +415,7 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     return j;
 }
 
-static void add(struct journal *j, uint16_t type, uint64_t block, uint32_t gen, uint64_t t)
+static void add_record(struct journal *j, uint16_t type, uint64_t block, uint32_t gen, uint64_t t)
 {
     if (j->cur_n == j->cur_cap) {
         struct jrec *r = realloc(j->cur, j->cur_cap * 2 * sizeof *r);
@@ -434,22 +434,22 @@ static void add(struct journal *j, uint16_t type, uint64_t block, uint32_t gen, 
 
 void journal_intent(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
 {
-    add(j, J_INTENT, block, gen, t_ns);
+    add_record(j, J_INTENT, block, gen, t_ns);
 }
 
 void journal_done(struct journal *j, uint64_t block, gen_t gen, bool durable_now, uint64_t t_ns)
 {
-    add(j, durable_now ? J_DONE_DURABLE : J_DONE, block, gen, t_ns);
+    add_record(j, durable_now ? J_DONE_DURABLE : J_DONE, block, gen, t_ns);
 }
 
 void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
 {
-    add(j, J_FAIL, block, gen, t_ns);
+    add_record(j, J_FAIL, block, gen, t_ns);
 }
 
 void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns)
 {
-    add(j, J_FLUSH, cover, 0, t_ns);
+    add_record(j, J_FLUSH, cover, 0, t_ns);
 }
 
 uint64_t journal_seal(struct journal *j)
@@ -652,11 +652,12 @@ static int replay_one(void *ctx, const struct jrec *r)
     }
 }
 
-int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
-               char *err, size_t errlen)
+/* Reads and checks state.bin: its header (in *h) and the checkpoint
+ * itself, into a fresh m.  0, or -1 with err (m freed). */
+static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
+                           struct statemap *m, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    memset(info, 0, sizeof *info);
     path_in(path, sizeof path, dir, "state.bin");
     size_t len = 0;
     int eno = 0;
@@ -665,25 +666,24 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
         return -1;
     }
-    struct shead h;
-    if (len < sizeof h) {
+    if (len < sizeof *h) {
         snprintf(err, errlen, "%s is truncated", path);
         free(buf);
         return -1;
     }
-    memcpy(&h, buf, sizeof h);
-    size_t body = len - sizeof h;
-    if (memcmp(h.magic, STATE_MAGIC, sizeof h.magic) != 0 || h.version != 1) {
+    memcpy(h, buf, sizeof *h);
+    size_t body = len - sizeof *h;
+    if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0 || h->version != 1) {
         snprintf(err, errlen, "%s is not a faultline state file", path);
         free(buf);
         return -1;
     }
-    if (crc32c(buf + sizeof h, body) != h.crc) {
+    if (crc32c(buf + sizeof *h, body) != h->crc) {
         snprintf(err, errlen, "%s is damaged (checksum mismatch)", path);
         free(buf);
         return -1;
     }
-    *meta = h.meta;
+    *meta = h->meta;
     if (statemap_init(m, meta->nblocks) != 0) {
         snprintf(err, errlen, "out of memory for %llu blocks",
                  (unsigned long long)meta->nblocks);
@@ -692,8 +692,8 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
     }
     /* The initial checkpoint of a run stores no durable array (all zero). */
     size_t darr = (size_t)meta->nblocks * sizeof(gen_t);
-    size_t rest = h.npending * sizeof(struct spend) + h.nacked * sizeof(struct sack);
-    const unsigned char *p = buf + sizeof h;
+    size_t rest = h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack);
+    const unsigned char *p = buf + sizeof *h;
     if (body == darr + rest) {
         memcpy(m->durable, p, darr);
         p += darr;
@@ -701,7 +701,7 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         snprintf(err, errlen, "%s has an unexpected size", path);
         goto fail;
     }
-    for (uint64_t i = 0; i < h.npending; i++, p += sizeof(struct spend)) {
+    for (uint64_t i = 0; i < h->npending; i++, p += sizeof(struct spend)) {
         struct spend s;
         memcpy(&s, p, sizeof s);
         struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
@@ -711,8 +711,8 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
             goto fail;
         }
     }
-    m->ack_total = h.ack_total - h.nacked;
-    for (uint64_t i = 0; i < h.nacked; i++, p += sizeof(struct sack)) {
+    m->ack_total = h->ack_total - h->nacked;
+    for (uint64_t i = 0; i < h->nacked; i++, p += sizeof(struct sack)) {
         struct sack s;
         memcpy(&s, p, sizeof s);
         if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
@@ -721,43 +721,18 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         }
     }
     free(buf);
-    buf = NULL;
-    info->final = h.flags & STATE_FINAL;
-    info->journaled = h.flags & STATE_JOURNALED;
+    return 0;
+fail:
+    free(buf);
+    statemap_free(m);
+    return -1;
+}
 
-    path_in(path, sizeof path, dir, "journal.bin");
-    buf = slurp(path, &len, &eno);
-    if (!buf) {
-        if (eno == ENOENT)
-            return 0;
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
-        return -1;
-    }
-    info->had_journal = true;
-    struct jhead jh;
-    if (len < sizeof jh) {
-        info->torn_tail = true; /* created but header never synced: nothing to replay */
-        free(buf);
-        return 0;
-    }
-    memcpy(&jh, buf, sizeof jh);
-    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != meta->run_id) {
-        snprintf(err, errlen, "%s does not belong to this run", path);
-        goto fail;
-    }
-    if (jh.segment < h.segment) {
-        /* Crash between checkpoint and rotation: the checkpoint has it all. */
-        free(buf);
-        return 0;
-    }
-    if (jh.segment > h.segment) {
-        snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
-                 (unsigned long long)jh.segment, (unsigned long long)h.segment);
-        goto fail;
-    }
-    bool torn;
+/* Records in the whole batches of a segment. */
+static uint64_t count_records(const unsigned char *buf, size_t len)
+{
     uint64_t count = 0;
-    for (size_t off = sizeof jh; off + sizeof(struct jbatch) <= len;) {
+    for (size_t off = sizeof(struct jhead); off + sizeof(struct jbatch) <= len;) {
         struct jbatch b;
         memcpy(&b, buf + off, sizeof b);
         size_t bl = (size_t)b.nrec * sizeof(struct jrec);
@@ -766,19 +741,72 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         count += b.nrec;
         off += sizeof b + bl;
     }
-    if (scan_segment(buf, len, m, replay_one, &torn) != 0) {
-        snprintf(err, errlen, "%s: a record names a block outside the target, or memory is short",
-                 path);
-        goto fail;
+    return count;
+}
+
+/* Replays journal.bin of segment h->segment on top of the checkpoint in m.
+ * 0 (also when there is nothing to replay), or -1 with err. */
+static int replay_journal(const char *dir, const struct shead *h, const struct run_meta *meta,
+                          struct statemap *m, struct load_info *info, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 16];
+    path_in(path, sizeof path, dir, "journal.bin");
+    size_t len = 0;
+    int eno = 0;
+    unsigned char *buf = slurp(path, &len, &eno);
+    if (!buf) {
+        if (eno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
+        return -1;
     }
-    info->replayed = count;
-    info->torn_tail = torn;
+    info->had_journal = true;
+    int rc = 0;
+    struct jhead jh;
+    if (len < sizeof jh) {
+        info->torn_tail = true; /* created but header never synced: nothing to replay */
+        goto out;
+    }
+    memcpy(&jh, buf, sizeof jh);
+    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != meta->run_id) {
+        snprintf(err, errlen, "%s does not belong to this run", path);
+        rc = -1;
+    } else if (jh.segment > h->segment) {
+        snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
+                 (unsigned long long)jh.segment, (unsigned long long)h->segment);
+        rc = -1;
+    } else if (jh.segment == h->segment) {
+        /* (an older segment: a crash between checkpoint and rotation, and
+         * the checkpoint has it all) */
+        bool torn;
+        if (scan_segment(buf, len, m, replay_one, &torn) != 0) {
+            snprintf(err, errlen, "%s: a record names a block outside the target, or memory is "
+                     "short", path);
+            rc = -1;
+        } else {
+            info->replayed = count_records(buf, len);
+            info->torn_tail = torn;
+        }
+    }
+out:
     free(buf);
+    return rc;
+}
+
+int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
+               char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    struct shead h;
+    if (load_checkpoint(dir, &h, meta, m, err, errlen) != 0)
+        return -1;
+    info->final = h.flags & STATE_FINAL;
+    info->journaled = h.flags & STATE_JOURNALED;
+    if (replay_journal(dir, &h, meta, m, info, err, errlen) != 0) {
+        statemap_free(m);
+        return -1;
+    }
     return 0;
-fail:
-    free(buf);
-    statemap_free(m);
-    return -1;
 }
 
 /* The wanted (block, gen) pairs, sorted by block for binary search. */

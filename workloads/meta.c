@@ -79,19 +79,22 @@ static void observe(struct meta_stream *s, unsigned d, int f, bool exists, uint6
             return;
         snprintf(detail, sizeof detail, "there (%" PRIu64 " bytes), but %s at %.3f s left it "
                  "absent", size, made, (double)m->op_ns / 1e9);
-        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, made, phase, m->op_ns, now, detail);
+        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, made, phase, m->op_ns, now,
+                          detail);
         set_slot(m, SLOT_PRESENT, (enum meta_op)m->op, (uint32_t)size, m->op_ns);
         return;
     case SLOT_PRESENT:
         if (!exists) {
             snprintf(detail, sizeof detail, "gone; %s at %.3f s made it%s", made,
                      (double)m->op_ns / 1e9, f < 0 ? "" : " with its size");
-            findings_add_name(&s->findings, CLS_MISSING_FILE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_MISSING_FILE, rel, made, phase, m->op_ns, now,
+                              detail);
             set_slot(m, SLOT_ABSENT, (enum meta_op)m->op, 0, m->op_ns);
         } else if (f >= 0 && size_known && size != m->size) {
             snprintf(detail, sizeof detail, "%" PRIu64 " bytes, must be %u (%s at %.3f s)", size,
                      m->size, made, (double)m->op_ns / 1e9);
-            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now,
+                              detail);
             m->size = (uint32_t)size;
         }
         return;
@@ -108,7 +111,8 @@ static void observe(struct meta_stream *s, unsigned d, int f, bool exists, uint6
         } else {
             snprintf(detail, sizeof detail, "%" PRIu64 " bytes, at most %u allowed after the "
                      "failed %s at %.3f s", size, m->size, made, (double)m->op_ns / 1e9);
-            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now, detail);
+            findings_add_name(&s->findings, CLS_WRONG_SIZE, rel, made, phase, m->op_ns, now,
+                              detail);
             m->state = SLOT_PRESENT;
             m->size = (uint32_t)size;
         }
@@ -159,8 +163,8 @@ static void do_readdir(struct meta_stream *s, unsigned d, const char *phase, uin
         char rel[320], detail[192];
         snprintf(rel, sizeof rel, "%s/d%u/%.255s", s->rel, d, e->d_name);
         snprintf(detail, sizeof detail, "a name no operation of the stream makes");
-        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, "none", phase, FL_TIME_UNKNOWN, now,
-                  detail);
+        findings_add_name(&s->findings, CLS_UNEXPECTED_FILE, rel, "none", phase, FL_TIME_UNKNOWN,
+                          now, detail);
     }
     int err = errno;
     closedir(dir);

@@ -180,14 +180,8 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
             return -1;
     }
     snprintf(path, sizeof path, "%s/brick.img", h->home);
-    int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (f < 0 || ftruncate(f, (off_t)lab->opts.size) != 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-        if (f >= 0)
-            close(f);
+    if (sparse_file(path, lab->opts.size, err, errlen) != 0)
         return -1;
-    }
-    close(f);
     /* 512-byte inodes: room for gluster's extended attributes inline */
     char *mkfs[] = {"mkfs.xfs", "-q", "-f", "-i", "size=512", path, NULL};
     if (proc_run(mkfs, out, sizeof out, 60000) != 0) {

@@ -222,16 +222,9 @@ static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *e
 static int iscsi_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
     const char *lun = priv(lab)->lun;
-    if (lab_rec(fd, err, errlen, "file %s", lun) != 0)
+    if (lab_rec(fd, err, errlen, "file %s", lun) != 0 ||
+        sparse_file(lun, lab->opts.size, err, errlen) != 0)
         return -1;
-    int lf = open(lun, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (lf < 0 || ftruncate(lf, (off_t)lab->opts.size) != 0) {
-        snprintf(err, errlen, "cannot create %s: %s", lun, strerror(errno));
-        if (lf >= 0)
-            close(lf);
-        return -1;
-    }
-    close(lf);
     if (mkdir_p(TGTD_RUN_DIR, err, errlen) != 0)
         return -1;
     for (unsigned i = 1; i < lab->nhosts; i++)

@@ -295,6 +295,250 @@ int report_install(FILE *f, const char *tmp, const char *dir, const char *name, 
     return 0;
 }
 
+/* The outage as measured: time zero, the baseline, the longest stall. */
+static void json_outage(struct json *j, const struct report *r)
+{
+    json_key(j, "t0_wall");
+    json_num(j, (double)r->t0_wall_ns / 1e9, 6);
+    json_key(j, "workload_end");
+    json_num(j, secs(r->end_ns), 6);
+    json_key(j, "bucket_s");
+    json_num(j, r->series ? secs(r->series->width_ns) : 0, 3);
+    json_key(j, "timeline");
+    json_str(j, "timeline.csv");
+    json_key(j, "baseline");
+    json_obj_begin(j);
+    json_key(j, "iops");
+    if (r->baseline.known)
+        json_num(j, r->baseline.iops, 0);
+    else
+        json_null(j);
+    json_key(j, "from");
+    json_num(j, secs(r->baseline.from_ns), 3);
+    json_key(j, "to");
+    json_num(j, secs(r->baseline.to_ns), 3);
+    json_obj_end(j);
+    json_key(j, "max_stall_s");
+    if (r->max_stall_s >= 0)
+        json_num(j, r->max_stall_s, 6);
+    else
+        json_null(j);
+    json_key(j, "hung");
+    json_u64(j, r->hung);
+    json_key(j, "abandoned");
+    json_bool(j, r->abandoned);
+}
+
+/* What the corrupt faults overwrote and what reads found of it. */
+static void json_corruption(struct json *j, const struct verdict *v)
+{
+    json_key(j, "corruption");
+    json_obj_begin(j);
+    json_key(j, "corrupted_blocks");
+    json_u64(j, v->corrupted_blocks);
+    json_key(j, "detected_corrupt");
+    json_u64(j, v->detected_corrupt);
+    json_key(j, "undetected_corrupt");
+    json_u64(j, v->undetected_corrupt);
+    json_key(j, "explained");
+    json_obj_begin(j);
+    for (int c = 0; c < CLS_COUNT; c++) {
+        json_key(j, class_name((enum fl_class)c));
+        json_u64(j, v->explained[c]);
+    }
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
+static void json_target(struct json *j, const struct report *r)
+{
+    json_key(j, "target");
+    json_obj_begin(j);
+    json_key(j, "kind");
+    json_str(j, r->sc->target.kind);
+    json_key(j, "path");
+    json_str(j, r->sc->target.path);
+    json_key(j, "description");
+    json_str(j, r->target_desc ? r->target_desc : "");
+    json_key(j, "bytes");
+    json_u64(j, r->capacity);
+    json_key(j, "block_size");
+    json_u64(j, r->meta->block_size);
+    json_key(j, "blocks");
+    json_u64(j, r->meta->nblocks);
+    json_obj_end(j);
+}
+
+/* Reads by class, and every finding. */
+static void json_findings(struct json *j, const struct report *r)
+{
+    json_key(j, "counts");
+    json_obj_begin(j);
+    for (int c = 0; c < CLS_COUNT; c++) {
+        json_key(j, class_name((enum fl_class)c));
+        json_u64(j, r->findings->counts[c]);
+    }
+    json_obj_end(j);
+    json_key(j, "findings");
+    json_arr_begin(j);
+    for (size_t i = 0; i < r->findings->n; i++)
+        json_finding(j, r, &r->findings->list[i]);
+    json_arr_end(j);
+    json_key(j, "findings_unlisted");
+    json_u64(j, r->findings->unlisted);
+}
+
+/* The state map's memory and the journal's work. */
+static void json_state(struct json *j, const struct report *r)
+{
+    json_key(j, "state_map");
+    json_obj_begin(j);
+    json_key(j, "bytes_per_block_at_rest");
+    json_num(j, r->meta->nblocks ? (double)r->map_bytes_at_rest / (double)r->meta->nblocks : 0,
+             3);
+    json_key(j, "bytes_at_rest");
+    json_u64(j, r->map_bytes_at_rest);
+    json_key(j, "bytes_peak");
+    json_u64(j, r->map_bytes_peak);
+    json_key(j, "pending_peak");
+    json_u64(j, r->pending_peak);
+    json_obj_end(j);
+
+    json_key(j, "journal");
+    json_obj_begin(j);
+    json_key(j, "enabled");
+    json_bool(j, r->sc->journal);
+    if (strcmp(r->mode, "run") == 0) {
+        json_key(j, "stalls");
+        json_u64(j, r->journal_stalls);
+        json_key(j, "checkpoints");
+        json_u64(j, r->checkpoints);
+    } else {
+        json_key(j, "state_final");
+        json_bool(j, r->state_final);
+        json_key(j, "replayed_records");
+        json_u64(j, r->replayed);
+    }
+    json_obj_end(j);
+}
+
+/* One fault: what was asked, what happened, its recovery numbers. */
+static void json_fault(struct json *j, const struct report *r, unsigned i)
+{
+    const struct fault *f = &r->faults[i];
+    json_obj_begin(j);
+    json_key(j, "name");
+    json_str(j, f->spec.name);
+    json_key(j, "action");
+    json_str(j, f->ops->action);
+    json_key(j, "host");
+    json_str(j, f->spec.host);
+    json_key(j, "at");
+    json_seconds(j, f->spec.at_ns);
+    json_key(j, "injected_at");
+    json_seconds(j, f->injected_ns ? f->injected_ns : FL_TIME_UNKNOWN);
+    json_key(j, "cleared_at");
+    json_seconds(j, f->cleared_ns ? f->cleared_ns : FL_TIME_UNKNOWN);
+    json_key(j, "apply_ms");
+    json_num(j, (double)f->apply_ns / 1e6, 3);
+    json_key(j, "steps");
+    json_u64(j, f->steps_done);
+    json_key(j, "detail");
+    json_str(j, f->detail);
+    const uint64_t(*ranges)[2];
+    bool on_target;
+    unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
+    if (nranges) {
+        json_key(j, "ranges");
+        json_arr_begin(j);
+        for (unsigned k = 0; k < nranges; k++) {
+            json_arr_begin(j);
+            json_u64(j, ranges[k][0]);
+            json_u64(j, ranges[k][1]);
+            json_arr_end(j);
+        }
+        json_arr_end(j);
+    }
+    json_key(j, "error");
+    if (f->error[0])
+        json_str(j, f->error);
+    else
+        json_null(j);
+    if (r->recovery)
+        json_recovery(j, r, &r->recovery[i]);
+    json_obj_end(j);
+}
+
+/* Every fault, and how exactly the injections landed. */
+static void json_faults(struct json *j, const struct report *r)
+{
+    json_key(j, "faults");
+    json_arr_begin(j);
+    for (unsigned i = 0; i < r->nfaults; i++)
+        json_fault(j, r, i);
+    json_arr_end(j);
+    json_key(j, "fault_timing");
+    json_obj_begin(j);
+    json_key(j, "injections");
+    json_u64(j, r->injections);
+    json_key(j, "p50_ms");
+    json_num(j, r->inject_p50_ms, 3);
+    json_key(j, "p99_ms");
+    json_num(j, r->inject_p99_ms, 3);
+    json_key(j, "max_ms");
+    json_num(j, r->inject_max_ms, 3);
+    json_obj_end(j);
+}
+
+/* The metadata streams' operations by kind. */
+static void json_metadata(struct json *j, const struct report *r)
+{
+    uint64_t ops[MOP_COUNT] = {0}, errors = 0;
+    meta_totals(r, ops, &errors);
+    json_key(j, "metadata");
+    json_obj_begin(j);
+    json_key(j, "streams");
+    json_u64(j, r->nmeta);
+    json_key(j, "errors");
+    json_u64(j, errors);
+    json_key(j, "ops");
+    json_obj_begin(j);
+    for (int k = 0; k < MOP_COUNT; k++) {
+        json_key(j, meta_op_name((enum meta_op)k));
+        json_u64(j, ops[k]);
+    }
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
+/* The run's identity: verdict, mode, scenario, seed. */
+static void json_head(struct json *j, const struct report *r)
+{
+    char when[64], runid[32];
+    iso_time(r->meta->start_wall_ns, when, sizeof when);
+    snprintf(runid, sizeof runid, "%016" PRIx64, r->meta->run_id);
+    json_key(j, "verdict");
+    json_str(j, report_verdict(r));
+    json_key(j, "mode");
+    json_str(j, r->mode);
+    if (r->error) {
+        json_key(j, "error");
+        json_str(j, r->error);
+    }
+    json_key(j, "scenario");
+    json_str(j, r->sc->name);
+    json_key(j, "run_id");
+    json_str(j, runid);
+    json_key(j, "started_at");
+    json_str(j, when);
+    json_key(j, "seed");
+    json_u64(j, r->seed);
+    json_key(j, "interrupted");
+    json_bool(j, r->interrupted);
+    json_key(j, "workers");
+    json_u64(j, r->workers);
+}
+
 static int write_json(const struct report *r, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
@@ -303,115 +547,15 @@ static int write_json(const struct report *r, char *err, size_t errlen)
         return -1;
     struct json j;
     json_init(&j, f, true);
-    char when[64];
-    iso_time(r->meta->start_wall_ns, when, sizeof when);
-    char runid[32];
-    snprintf(runid, sizeof runid, "%016" PRIx64, r->meta->run_id);
-
     json_obj_begin(&j);
-    json_key(&j, "verdict");
-    json_str(&j, report_verdict(r));
-    json_key(&j, "mode");
-    json_str(&j, r->mode);
-    if (r->error) {
-        json_key(&j, "error");
-        json_str(&j, r->error);
-    }
-    json_key(&j, "scenario");
-    json_str(&j, r->sc->name);
-    json_key(&j, "run_id");
-    json_str(&j, runid);
-    json_key(&j, "started_at");
-    json_str(&j, when);
-    json_key(&j, "seed");
-    json_u64(&j, r->seed);
-    json_key(&j, "interrupted");
-    json_bool(&j, r->interrupted);
-    json_key(&j, "workers");
-    json_u64(&j, r->workers);
+    json_head(&j, r);
     json_expectations(&j, r);
-    if (strcmp(r->mode, "run") == 0) {
-        json_key(&j, "t0_wall");
-        json_num(&j, (double)r->t0_wall_ns / 1e9, 6);
-        json_key(&j, "workload_end");
-        json_num(&j, secs(r->end_ns), 6);
-        json_key(&j, "bucket_s");
-        json_num(&j, r->series ? secs(r->series->width_ns) : 0, 3);
-        json_key(&j, "timeline");
-        json_str(&j, "timeline.csv");
-        json_key(&j, "baseline");
-        json_obj_begin(&j);
-        json_key(&j, "iops");
-        if (r->baseline.known)
-            json_num(&j, r->baseline.iops, 0);
-        else
-            json_null(&j);
-        json_key(&j, "from");
-        json_num(&j, secs(r->baseline.from_ns), 3);
-        json_key(&j, "to");
-        json_num(&j, secs(r->baseline.to_ns), 3);
-        json_obj_end(&j);
-        json_key(&j, "max_stall_s");
-        if (r->max_stall_s >= 0)
-            json_num(&j, r->max_stall_s, 6);
-        else
-            json_null(&j);
-        json_key(&j, "hung");
-        json_u64(&j, r->hung);
-        json_key(&j, "abandoned");
-        json_bool(&j, r->abandoned);
-    }
-    if (r->verdict) {
-        json_key(&j, "corruption");
-        json_obj_begin(&j);
-        json_key(&j, "corrupted_blocks");
-        json_u64(&j, r->verdict->corrupted_blocks);
-        json_key(&j, "detected_corrupt");
-        json_u64(&j, r->verdict->detected_corrupt);
-        json_key(&j, "undetected_corrupt");
-        json_u64(&j, r->verdict->undetected_corrupt);
-        json_key(&j, "explained");
-        json_obj_begin(&j);
-        for (int c = 0; c < CLS_COUNT; c++) {
-            json_key(&j, class_name((enum fl_class)c));
-            json_u64(&j, r->verdict->explained[c]);
-        }
-        json_obj_end(&j);
-        json_obj_end(&j);
-    }
-
-    json_key(&j, "target");
-    json_obj_begin(&j);
-    json_key(&j, "kind");
-    json_str(&j, r->sc->target.kind);
-    json_key(&j, "path");
-    json_str(&j, r->sc->target.path);
-    json_key(&j, "description");
-    json_str(&j, r->target_desc ? r->target_desc : "");
-    json_key(&j, "bytes");
-    json_u64(&j, r->capacity);
-    json_key(&j, "block_size");
-    json_u64(&j, r->meta->block_size);
-    json_key(&j, "blocks");
-    json_u64(&j, r->meta->nblocks);
-    json_obj_end(&j);
-
-    json_key(&j, "counts");
-    json_obj_begin(&j);
-    for (int c = 0; c < CLS_COUNT; c++) {
-        json_key(&j, class_name((enum fl_class)c));
-        json_u64(&j, r->findings->counts[c]);
-    }
-    json_obj_end(&j);
-
-    json_key(&j, "findings");
-    json_arr_begin(&j);
-    for (size_t i = 0; i < r->findings->n; i++)
-        json_finding(&j, r, &r->findings->list[i]);
-    json_arr_end(&j);
-    json_key(&j, "findings_unlisted");
-    json_u64(&j, r->findings->unlisted);
-
+    if (strcmp(r->mode, "run") == 0)
+        json_outage(&j, r);
+    if (r->verdict)
+        json_corruption(&j, r->verdict);
+    json_target(&j, r);
+    json_findings(&j, r);
     json_key(&j, "io");
     json_io(&j, r->io);
     if (r->sweep) {
@@ -422,122 +566,18 @@ static int write_json(const struct report *r, char *err, size_t errlen)
         json_key(&j, "prefill");
         json_io(&j, r->prefill);
     }
-
-    json_key(&j, "state_map");
-    json_obj_begin(&j);
-    json_key(&j, "bytes_per_block_at_rest");
-    json_num(&j, r->meta->nblocks ? (double)r->map_bytes_at_rest / (double)r->meta->nblocks : 0,
-             3);
-    json_key(&j, "bytes_at_rest");
-    json_u64(&j, r->map_bytes_at_rest);
-    json_key(&j, "bytes_peak");
-    json_u64(&j, r->map_bytes_peak);
-    json_key(&j, "pending_peak");
-    json_u64(&j, r->pending_peak);
-    json_obj_end(&j);
-
-    json_key(&j, "journal");
-    json_obj_begin(&j);
-    json_key(&j, "enabled");
-    json_bool(&j, r->sc->journal);
-    if (strcmp(r->mode, "run") == 0) {
-        json_key(&j, "stalls");
-        json_u64(&j, r->journal_stalls);
-        json_key(&j, "checkpoints");
-        json_u64(&j, r->checkpoints);
-    } else {
-        json_key(&j, "state_final");
-        json_bool(&j, r->state_final);
-        json_key(&j, "replayed_records");
-        json_u64(&j, r->replayed);
-    }
-    json_obj_end(&j);
-
-    json_key(&j, "faults");
-    json_arr_begin(&j);
-    for (unsigned i = 0; i < r->nfaults; i++) {
-        const struct fault *f = &r->faults[i];
-        json_obj_begin(&j);
-        json_key(&j, "name");
-        json_str(&j, f->spec.name);
-        json_key(&j, "action");
-        json_str(&j, f->ops->action);
-        json_key(&j, "host");
-        json_str(&j, f->spec.host);
-        json_key(&j, "at");
-        json_seconds(&j, f->spec.at_ns);
-        json_key(&j, "injected_at");
-        json_seconds(&j, f->injected_ns ? f->injected_ns : FL_TIME_UNKNOWN);
-        json_key(&j, "cleared_at");
-        json_seconds(&j, f->cleared_ns ? f->cleared_ns : FL_TIME_UNKNOWN);
-        json_key(&j, "apply_ms");
-        json_num(&j, (double)f->apply_ns / 1e6, 3);
-        json_key(&j, "steps");
-        json_u64(&j, f->steps_done);
-        json_key(&j, "detail");
-        json_str(&j, f->detail);
-        const uint64_t(*ranges)[2];
-        bool on_target;
-        unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
-        if (nranges) {
-            json_key(&j, "ranges");
-            json_arr_begin(&j);
-            for (unsigned k = 0; k < nranges; k++) {
-                json_arr_begin(&j);
-                json_u64(&j, ranges[k][0]);
-                json_u64(&j, ranges[k][1]);
-                json_arr_end(&j);
-            }
-            json_arr_end(&j);
-        }
-        json_key(&j, "error");
-        if (f->error[0])
-            json_str(&j, f->error);
-        else
-            json_null(&j);
-        if (r->recovery)
-            json_recovery(&j, r, &r->recovery[i]);
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-    json_key(&j, "fault_timing");
-    json_obj_begin(&j);
-    json_key(&j, "injections");
-    json_u64(&j, r->injections);
-    json_key(&j, "p50_ms");
-    json_num(&j, r->inject_p50_ms, 3);
-    json_key(&j, "p99_ms");
-    json_num(&j, r->inject_p99_ms, 3);
-    json_key(&j, "max_ms");
-    json_num(&j, r->inject_max_ms, 3);
-    json_obj_end(&j);
+    json_state(&j, r);
+    json_faults(&j, r);
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
-    if (r->nmeta) {
-        uint64_t ops[MOP_COUNT] = {0}, errors = 0;
-        meta_totals(r, ops, &errors);
-        json_key(&j, "metadata");
-        json_obj_begin(&j);
-        json_key(&j, "streams");
-        json_u64(&j, r->nmeta);
-        json_key(&j, "errors");
-        json_u64(&j, errors);
-        json_key(&j, "ops");
-        json_obj_begin(&j);
-        for (int k = 0; k < MOP_COUNT; k++) {
-            json_key(&j, meta_op_name((enum meta_op)k));
-            json_u64(&j, ops[k]);
-        }
-        json_obj_end(&j);
-        json_obj_end(&j);
-    }
+    if (r->nmeta)
+        json_metadata(&j, r);
     json_key(&j, "path_events");
     json_arr_begin(&j);
     for (size_t i = 0; r->events && i < r->events->n; i++)
         if (r->events->list[i].portal[0])
             json_path_event(&j, &r->events->list[i]);
     json_arr_end(&j);
-
     json_key(&j, "crc32c");
     json_str(&j, r->crc_impl);
     json_obj_end(&j);

@@ -14,6 +14,7 @@
 
 #include "../../checks/block.h"
 #include "../../lib/crc32c.h"
+#include "../../lib/rng.h"
 
 static void crc32c_known_values(void **state)
 {
@@ -33,12 +34,17 @@ static void crc32c_known_values(void **state)
 static void hardware_and_table_agree(void **state)
 {
     (void)state;
-    unsigned char buf[4096 + 7];
-    uint64_t x = 12345;
-    for (size_t i = 0; i < sizeof buf; i++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        buf[i] = (unsigned char)(x >> 56);
+    crc32c_force_table(0);
+    if (strcmp(crc32c_impl(), "sse4.2") != 0) {
+        /* No crc32 instruction: both sides would be the table. */
+        print_message("SKIP: this CPU has no SSE4.2; only the table implementation runs\n");
+        skip();
     }
+    unsigned char buf[4096 + 7];
+    struct rng r;
+    rng_seed(&r, 12345);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)rng_next(&r);
     for (size_t len = 0; len < 600; len += 13)
         for (size_t off = 0; off < 8; off++) {
             crc32c_force_table(1);
