@@ -2,7 +2,8 @@
 #
 #   make          build ./faultline
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
-#   make check    unit tests and CLI tests, then all of them again under ASan+UBSan
+#   make check    the layers, unit, CLI and lab tests, then all of them again under
+#                 ASan+UBSan; the last line counts: N passed, N failed, N skipped
 #   make demo     the iSCSI lab, a controller killed during a verified run, the report
 #   make demo-file  a local file, damaged afterwards, and what verify finds
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
@@ -72,16 +73,9 @@ deps:
 	    $(SUDO) apt-get update -qq || echo "deps: apt-get update failed; trying the install anyway"; \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
-# $(1): build directory
-define run_tests
-	@echo "== unit tests ($(1))"
-	@set -e; for t in $(TESTS); do $(1)/tests/$$t; done
-	@echo "== CLI and lab tests ($(1))"
-	@set -e; for t in tests/cli/*.sh tests/lab/*.sh; do echo "-- $$t"; FAULTLINE=$(CURDIR)/$(1)/faultline sh $$t; done
-endef
-
+# tests/run.sh: unit, CLI and lab tests of one build, every result in a file
 unit: $(addprefix build/tests/,$(TESTS)) faultline
-	$(call run_tests,build)
+	@sh tests/run.sh build build/results-plain.txt
 
 # Full stacks for every allocation, so that the one suppression of a leak
 # inside libiscsi (tests/lsan.supp) matches by function name.
@@ -90,14 +84,22 @@ check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 # tests that check timing expectations allow for the sanitizers' slowness
 check-asan: export FL_SANITIZED = 1
 check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline
-	$(call run_tests,build/asan)
+	@sh tests/run.sh build/asan build/results-asan.txt
 
 # deps first, on its own: nothing can compile before liburing and cmocka are in.
+# Both passes run even when the first fails; the summary of both decides (a
+# pass that never wrote its results, e.g. a failed build, counts as failed).
+# The layers first: no folder includes one above it (tests/layers.sh).
 check:
+	@rm -f build/results-layers.txt build/results-plain.txt build/results-asan.txt
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory check-asan
-	@echo "== make check: all tests passed (plain and ASan+UBSan)"
+	@mkdir -p build
+	@echo "== layers"
+	@if sh tests/layers.sh; then echo "pass tests/layers.sh"; else echo "fail tests/layers.sh"; \
+	    fi >> build/results-layers.txt
+	@$(MAKE) --no-print-directory unit || true
+	@$(MAKE) --no-print-directory check-asan || true
+	@sh tests/summary.sh build/results-layers.txt build/results-plain.txt build/results-asan.txt
 
 demo:
 	@$(MAKE) --no-print-directory deps

@@ -32,7 +32,7 @@ static int switch_prepare(struct fault *f, char *err, size_t errlen)
     struct link_fault *s = link_fault_open(f, NULL, err, errlen);
     if (!s)
         return -1;
-    snprintf(s->where, sizeof s->where, "%s", bridge);
+    snprintf(s->where, sizeof s->where, "%.15s", bridge);
     char names[FL_MAX_HOSTS][16];
     int n = net_bridge_ports(s->sk, bridge, names, FL_MAX_HOSTS, err, errlen);
     if (n < 0)

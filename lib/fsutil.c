@@ -63,9 +63,9 @@ bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-int sparse_file(const char *path, uint64_t size, char *err, size_t errlen)
+int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         if (fd >= 0)

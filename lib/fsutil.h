@@ -16,8 +16,8 @@ int mkdir_p(const char *path, char *err, size_t errlen);
 /* Copies a file's bytes (the scenario into its run directory). */
 int copy_file(const char *from, const char *to, char *err, size_t errlen);
 
-/* Creates (or truncates) path as a sparse file of size bytes, mode 0600. */
-int sparse_file(const char *path, uint64_t size, char *err, size_t errlen);
+/* Creates (or truncates) path as a sparse file of size bytes. */
+int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen);
 
 /* Whether a and b name the same file or device (device and inode); false
  * when either is NULL or cannot be stat'ed. */

@@ -7,9 +7,18 @@ TEST=$(basename "$0" .sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fl-$TEST-XXXXXX")
 CLEANUP=""
 cleanup() {
-    # Run registered cleanups (newest first), then drop the work directory.
+    # Run registered cleanups (newest first), then drop the work directory,
+    # and exit with the code the test exited with (77: skipped), so that
+    # set -e cannot turn it into another one here; only a passed test whose
+    # work directory cannot be removed fails.
+    _fl_code=$?
+    set +e
     for c in $CLEANUP; do $c || true; done
-    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+    if [ -z "${KEEP_WORK:-}" ] && ! rm -rf "$WORK"; then
+        echo "FAIL $TEST: cannot remove $WORK" >&2
+        [ "$_fl_code" != 0 ] || _fl_code=1
+    fi
+    exit "$_fl_code"
 }
 # at_exit FUNCTION: call FUNCTION on exit, before the ones registered earlier.
 at_exit() { CLEANUP="$1 $CLEANUP"; }
@@ -19,6 +28,13 @@ trap 'exit 130' INT TERM
 fail() {
     echo "FAIL $TEST: $*" >&2
     exit 1
+}
+
+# skip WHY: the test cannot run here; says so and exits 77, which
+# tests/run.sh counts as skipped (as failed with CI=true).
+skip() {
+    echo "SKIP $TEST: $*" >&2
+    exit 77
 }
 
 # expect_code WANT CMD...: runs CMD, output to $WORK/out and $WORK/err.
@@ -89,11 +105,9 @@ lab_prefix() {
     P=$FAULTLINE_LAB_PREFIX
     at_exit lab_down_quietly
 }
-# need_root WHAT: skip the test (exit 0, saying why) unless run as root.
+# need_root WHAT: skip the test (exit 77, saying why) unless run as root.
 need_root() {
-    [ "$(id -u)" = 0 ] && return 0
-    echo "SKIP $TEST: $1 need root" >&2
-    exit 0
+    [ "$(id -u)" = 0 ] || skip "$1 need root"
 }
 # iscsi_lab_up: the iSCSI lab of a per-run prefix up (skipping the test
 # without root), its `lab status --json` in $WORK/lab.json.

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/fsutil.h"
 #include "../lib/rng.h"
 
 const char *const tree_classes = "large|medium|small|tree|mixed";
@@ -334,14 +335,8 @@ int tree_create(const struct tree *t, char *err, size_t errlen)
     }
     for (size_t i = 0; i < t->nfiles; i++) {
         tree_path(t, &t->files[i], path, sizeof path);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || ftruncate(fd, (off_t)(t->files[i].blocks * t->block_size)) != 0) {
-            snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-            if (fd >= 0)
-                close(fd);
+        if (sparse_file(path, t->files[i].blocks * t->block_size, 0644, err, errlen) != 0)
             return -1;
-        }
-        close(fd);
     }
     return 0;
 }

@@ -180,7 +180,7 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
             return -1;
     }
     snprintf(path, sizeof path, "%s/brick.img", h->home);
-    if (sparse_file(path, lab->opts.size, err, errlen) != 0)
+    if (sparse_file(path, lab->opts.size, 0600, err, errlen) != 0)
         return -1;
     /* 512-byte inodes: room for gluster's extended attributes inline */
     char *mkfs[] = {"mkfs.xfs", "-q", "-f", "-i", "size=512", path, NULL};
@@ -385,7 +385,7 @@ static int mount_client(struct lab *lab, int fd, char *err, size_t errlen)
         mkdir_p(g->mount, err, errlen) != 0 || lab_rec(fd, err, errlen, "mount %s", g->mount) != 0)
         return -1;
     char source[128], options[512], out[2048];
-    snprintf(source, sizeof source, "%s:/%s", lab->hosts[1].addr, g->volume);
+    snprintf(source, sizeof source, "%s:/%.31s", lab->hosts[1].addr, g->volume);
     snprintf(options, sizeof options, "backup-volfile-servers=%s:%s,log-file=%s",
              lab->hosts[2].addr, lab->hosts[3].addr, lab->hosts[0].log);
     char *mnt[] = {"mount", "-t", "glusterfs", "-o", options, source, (char *)g->mount, NULL};
@@ -599,9 +599,9 @@ static void gluster_status(const struct lab *lab, struct json *j, FILE *out)
 static void gluster_place(const struct lab *lab, struct lab_place *p)
 {
     const struct gluster_lab *g = priv(lab);
-    snprintf(p->where, sizeof p->where, "%s", g->mount);
-    snprintf(p->name, sizeof p->name, "%s", g->volume);
-    snprintf(p->desc, sizeof p->desc, "volume %s mounted at %s", g->volume, g->mount);
+    snprintf(p->where, sizeof p->where, "%.159s", g->mount);
+    snprintf(p->name, sizeof p->name, "%.31s", g->volume);
+    snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.159s", g->volume, g->mount);
 }
 
 const struct lab_kind lab_gluster = {

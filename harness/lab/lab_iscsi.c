@@ -82,9 +82,9 @@ static void iscsi_lay_out(struct lab *lab)
         snprintf(port, sizeof port, "%s-isw-%s", P, ctrl[i]);
         lab_lay_out_server(lab, h, name, port, 11 + (unsigned)i);
         snprintf(h->service, sizeof h->service, "tgtd");
-        snprintf(h->log, sizeof h->log, "%s/tgtd-%s.log", lab->dir, h->name);
+        snprintf(h->log, sizeof h->log, "%.127s/tgtd-%.15s.log", lab->dir, h->name);
     }
-    snprintf(x->lun, sizeof x->lun, "%s/lun.img", lab->dir);
+    snprintf(x->lun, sizeof x->lun, "%.127s/lun.img", lab->dir);
     snprintf(x->iqn, sizeof x->iqn, "iqn.2026-11.io.faultline:%s-lab", P);
     char seed[64];
     snprintf(seed, sizeof seed, "%s/%u", P, lab->subnet);
@@ -223,7 +223,7 @@ static int iscsi_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
     const char *lun = priv(lab)->lun;
     if (lab_rec(fd, err, errlen, "file %s", lun) != 0 ||
-        sparse_file(lun, lab->opts.size, err, errlen) != 0)
+        sparse_file(lun, lab->opts.size, 0600, err, errlen) != 0)
         return -1;
     if (mkdir_p(TGTD_RUN_DIR, err, errlen) != 0)
         return -1;
@@ -284,9 +284,9 @@ static void iscsi_status(const struct lab *lab, struct json *j, FILE *out)
 static void iscsi_place(const struct lab *lab, struct lab_place *p)
 {
     const struct iscsi_lab *x = priv(lab);
-    snprintf(p->where, sizeof p->where, "%s,%s", x->portals[0], x->portals[1]);
-    snprintf(p->backing, sizeof p->backing, "%s", x->lun);
-    snprintf(p->name, sizeof p->name, "%s", x->iqn);
+    snprintf(p->where, sizeof p->where, "%.511s,%.511s", x->portals[0], x->portals[1]);
+    snprintf(p->backing, sizeof p->backing, "%.159s", x->lun);
+    snprintf(p->name, sizeof p->name, "%.127s", x->iqn);
     snprintf(p->desc, sizeof p->desc, "portals %s and %s", x->portals[0], x->portals[1]);
 }
 

@@ -69,21 +69,6 @@ contains "$WORK/err" "it needs [scenario] allow_destructive = yes"
 sed '/^allow_paths/d' "$WORK/rot.scn" > "$WORK/not-listed.scn"
 expect_code 2 "$FAULTLINE" run "$WORK/not-listed.scn" --out "$WORK/r2" --quiet
 contains "$WORK/err" "is neither the scenario's target nor listed in [scenario] allow_paths"
-if [ "$(id -u)" = 0 ]; then
-    truncate -s 16M "$WORK/disk.img"
-    mkfs.ext4 -q -F "$WORK/disk.img"
-    DEV=$(losetup -f --show "$WORK/disk.img")
-    detach() { losetup -d "$DEV"; }
-    at_exit detach
-    mkdir "$WORK/mnt"
-    mount "$DEV" "$WORK/mnt"
-    unmount() { umount "$WORK/mnt"; }
-    at_exit unmount
-    sed "s|^allow_paths = .*|allow_paths = $DEV|; s|^path = $WORK/other.img|path = $DEV|" \
-        "$WORK/rot.scn" > "$WORK/mounted.scn"
-    expect_code 2 "$FAULTLINE" run "$WORK/mounted.scn" --out "$WORK/r3" --quiet
-    contains "$WORK/err" "a mounted block device is always refused"
-fi
 
 # Scenario mistakes in fault sections, with file:line.
 printf '[target]\nkind = file\npath = %s/x\nsize = 1MiB\n[fault f]\naction = port-down\npercent = 5\n' \
@@ -97,4 +82,20 @@ contains "$WORK/err" "bad2.scn:5: [fault f] host 'ctrl-a' is neither a lab host 
 printf '[target]\nkind = file\npath = %s/x\nsize = 1MiB\n[fault f]\nhost = local\n' "$WORK" > "$WORK/bad3.scn"
 expect_code 2 "$FAULTLINE" check "$WORK/bad3.scn"
 contains "$WORK/err" "bad3.scn:5: [fault f] needs action"
+
+# Last, as it needs root: a mounted block device is refused (a loop device).
+need_root "loop devices (the refusal of a mounted block device)"
+truncate -s 16M "$WORK/disk.img"
+mkfs.ext4 -q -F "$WORK/disk.img"
+DEV=$(losetup -f --show "$WORK/disk.img") || fail "losetup cannot attach a loop device"
+detach() { losetup -d "$DEV"; }
+at_exit detach
+mkdir "$WORK/mnt"
+mount "$DEV" "$WORK/mnt" || fail "cannot mount $DEV"
+unmount() { umount "$WORK/mnt"; }
+at_exit unmount
+sed "s|^allow_paths = .*|allow_paths = $DEV|; s|^path = $WORK/other.img|path = $DEV|" \
+    "$WORK/rot.scn" > "$WORK/mounted.scn"
+expect_code 2 "$FAULTLINE" run "$WORK/mounted.scn" --out "$WORK/r3" --quiet
+contains "$WORK/err" "a mounted block device is always refused"
 pass

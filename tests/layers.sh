@@ -1,0 +1,89 @@
+# The include direction of the source tree: a folder may include only
+# itself and the folders below it.
+#
+#   sh tests/layers.sh [ROOT]      (ROOT: the repository, the parent of tests/)
+#
+#   lib        general code     may include lib
+#   checks                      may include lib, checks
+#   workloads                   may include lib, checks, workloads
+#   faults                      may include lib, faults
+#   harness    (and harness/*/) may include lib, checks, workloads, faults, harness
+#
+# Every #include "..." of the *.c and *.h files under those folders (at any
+# depth) is resolved against the directory of the file that has it, `..`
+# taken out; the top folder of the result must be allowed, and the file must
+# exist.  <...> includes are not looked at; nor are tests/ and bench/.  A
+# folder that does not exist holds nothing.  Exit 1 with FILE:LINE for each
+# violation, 0 when there is none.
+set -eu
+
+ROOT=${1:-$(dirname "$0")/..}
+cd "$ROOT" || exit 2
+LAYERS="lib checks workloads faults harness"
+
+allowed() { # FOLDER: the folders it may include, comma-separated
+    case $1 in
+    lib) echo "lib" ;;
+    checks) echo "lib, checks" ;;
+    workloads) echo "lib, checks, workloads" ;;
+    faults) echo "lib, faults" ;;
+    harness) echo "lib, checks, workloads, faults, harness" ;;
+    esac
+}
+
+INCLUDES=$(mktemp "${TMPDIR:-/tmp}/fl-layers-XXXXXX")
+trap 'rm -f "$INCLUDES"' EXIT
+dirs=""
+for d in $LAYERS; do [ ! -d "$d" ] || dirs="$dirs $d"; done
+TAB=$(printf '\t')
+# FILE TAB LINE TAB TARGET for every quoted include, TARGET resolved and
+# normalised (a TARGET above ROOT keeps its leading "..").
+[ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' \) 2> /dev/null | LC_ALL=C sort |
+    while IFS= read -r file; do
+        awk -v file="$file" '
+            function resolve(dir, inc,    parts, n, out, m, i, r) {
+                n = split(dir "/" inc, parts, "/")
+                m = 0
+                for (i = 1; i <= n; i++) {
+                    if (parts[i] == "" || parts[i] == ".") continue
+                    if (parts[i] == ".." && m > 0 && out[m] != "..") { m--; continue }
+                    out[++m] = parts[i]
+                }
+                r = ""
+                for (i = 1; i <= m; i++) r = r (i > 1 ? "/" : "") out[i]
+                return r
+            }
+            BEGIN { dir = file; if (!sub(/\/[^\/]*$/, "", dir)) dir = "." }
+            /^[ \t]*#[ \t]*include[ \t]*"/ {
+                inc = $0
+                sub(/^[ \t]*#[ \t]*include[ \t]*"/, "", inc)
+                if (!sub(/".*$/, "", inc)) next   # no closing quote: not an include
+                printf "%s\t%d\t%s\n", file, FNR, resolve(dir, inc)
+            }' "$file"
+    done > "$INCLUDES"
+
+checked=0
+bad=0
+while IFS="$TAB" read -r file line target; do
+    checked=$((checked + 1))
+    from=${file%%/*}
+    to=${target%%/*}
+    if [ ! -f "$target" ]; then
+        echo "$file:$line: $from includes $target, which does not exist"
+        bad=$((bad + 1))
+        continue
+    fi
+    case ", $(allowed "$from"), " in
+    *", $to, "*) ;;
+    *)
+        echo "$file:$line: $from includes $target ($from may include only: $(allowed "$from"))"
+        bad=$((bad + 1))
+        ;;
+    esac
+done < "$INCLUDES"
+
+if [ $bad -gt 0 ]; then
+    echo "layers: $bad of $checked includes break the layering"
+    exit 1
+fi
+echo "layers: $checked includes checked, none goes up"
