@@ -16,8 +16,8 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/net.h"
-#include "../lib/proc.h"
 #include "../lib/nft.h"
+#include "../lib/proc.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

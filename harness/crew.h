@@ -21,12 +21,12 @@
 #include <stdbool.h>
 
 #include "../checks/findings.h"
-#include "../workloads/verify.h"
+#include "../checks/statemap.h"
 #include "../workloads/backend.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "../workloads/meta.h"
-#include "../checks/statemap.h"
+#include "../workloads/verify.h"
 #include "events.h"
 #include "scenario.h"
 

@@ -2,10 +2,10 @@
 #include "run.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +14,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/verify.h"
 #include "../lib/clock.h"
 #include "../lib/crc32c.h"
+#include "../lib/fsutil.h"
+#include "../lib/units.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
+#include "../workloads/verify.h"
 #include "crew.h"
-#include "../lib/fsutil.h"
 #include "events.h"
 #include "heal.h"
 #include "lab/lab.h"
-#include "timeline.h"
 #include "report/report.h"
 #include "scenario.h"
-#include "../lib/units.h"
+#include "timeline.h"
 #include "verdict.h"
 
 /* First SIGINT/SIGTERM: end the workload early, still flush, sweep and
@@ -198,6 +198,7 @@ static int finish(struct report *rep, struct crew *crew, struct event_log *event
         fprintf(stderr, "faultline: %s\n", crew->error);
     report_summary(rep, stdout);
     verdict_free(&verdict);
+    rep->verdict = NULL; /* it lived here only */
     crew_close(crew);
     crew_free(crew);
     return code;

@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "../checks/block.h"
 #include "../lib/devuse.h"
+#include "backend.h"
 
 struct file_priv {
     int fd;

@@ -35,10 +35,10 @@
 #include <unistd.h>
 
 #include "backend_files.h"
-#include "engine.h"
-#include "tree.h"
 #include "../checks/block.h"
 #include "../lib/clock.h"
+#include "engine.h"
+#include "tree.h"
 
 /* One tree shared by the workers of a run. */
 struct shared_tree {

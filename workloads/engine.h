@@ -25,12 +25,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../checks/buckets.h"
-#include "verify.h"
-#include "backend.h"
 #include "../checks/block.h"
-#include "journal.h"
+#include "../checks/buckets.h"
 #include "../checks/statemap.h"
+#include "backend.h"
+#include "journal.h"
+#include "verify.h"
 
 enum pattern { PATTERN_RANDOM, PATTERN_SEQUENTIAL };
 

@@ -12,10 +12,10 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "backend.h"
-#include "../checks/statemap.h"
 #include "../checks/classify.h"
 #include "../checks/findings.h"
+#include "../checks/statemap.h"
+#include "backend.h"
 
 /* Verifies the blocks of one worker: global block b is entry b / workers
  * of its state map (see run_meta in journal.h). */

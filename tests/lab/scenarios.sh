@@ -92,7 +92,8 @@ for f in "$DIR"/*.scn; do
         echo "  $name: under the sanitizers missed only timing: $timing_missed"
         code=0
     fi
-    [ "$code" = $want ] || { cat "$WORK/$name.out" >&2; fail "$name: exit $code, expected $want"; }
+    # a run that fails shows its whole report: which finding, which rule
+    [ "$code" = $want ] || { cat "$WORK/$name.out" "$WORK/$name/report.txt" >&2; fail "$name: exit $code, expected $want"; }
     [ -n "$timing_missed" ] || json "$R" .verdict "\"$verdict\""
     [ $verdict = fail ] || [ -n "$timing_missed" ] || json "$R" '[.expectations[] | select(.pass | not)] | length' 0
     why "$name"
