@@ -2,6 +2,9 @@
 # the corrupted blocks, and every refusal names its rule.
 . "$(dirname "$0")/../lib.sh"
 
+# A run with faults registers its undo log under /run/faultline/runs.
+need_root "runs with faults (their undo registry in /run/faultline/runs)"
+
 head -c 1048576 /dev/urandom > "$WORK/other.img"
 cp "$WORK/other.img" "$WORK/other.orig"
 cat > "$WORK/rot.scn" <<EOS
@@ -83,8 +86,7 @@ printf '[target]\nkind = file\npath = %s/x\nsize = 1MiB\n[fault f]\nhost = local
 expect_code 2 "$FAULTLINE" check "$WORK/bad3.scn"
 contains "$WORK/err" "bad3.scn:5: [fault f] needs action"
 
-# Last, as it needs root: a mounted block device is refused (a loop device).
-need_root "loop devices (the refusal of a mounted block device)"
+# Last: a mounted block device is refused (a loop device).
 truncate -s 16M "$WORK/disk.img"
 mkfs.ext4 -q -F "$WORK/disk.img"
 DEV=$(losetup -f --show "$WORK/disk.img") || fail "losetup cannot attach a loop device"
