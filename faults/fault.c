@@ -7,16 +7,25 @@
 
 #include "undo.h"
 
-extern const struct fault_ops fault_link_down, fault_port_down, fault_port_flap,
-    fault_switch_down, fault_partition, fault_loss, fault_bandwidth, fault_kill, fault_pause,
-    fault_restart, fault_corrupt, fault_command;
-
 /* Every family, one line each, in the order of the reference. */
-static const struct fault_ops *const families[] = {
-    &fault_link_down, &fault_port_down, &fault_port_flap, &fault_switch_down,
-    &fault_partition, &fault_loss,      &fault_bandwidth, &fault_kill,
-    &fault_pause,     &fault_restart,   &fault_corrupt,   &fault_command,
-};
+#define FAMILIES(X)                                                                            \
+    X(fault_link_down)                                                                         \
+    X(fault_port_down)                                                                         \
+    X(fault_port_flap)                                                                         \
+    X(fault_switch_down)                                                                       \
+    X(fault_partition)                                                                         \
+    X(fault_loss)                                                                              \
+    X(fault_bandwidth)                                                                         \
+    X(fault_kill)                                                                              \
+    X(fault_pause)                                                                             \
+    X(fault_restart)                                                                           \
+    X(fault_corrupt)                                                                           \
+    X(fault_command)
+
+#define DECLARE(ops) extern const struct fault_ops ops;
+FAMILIES(DECLARE)
+#define ENTRY(ops) &ops,
+static const struct fault_ops *const families[] = {FAMILIES(ENTRY)};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 unsigned fault_families(const struct fault_ops *const **out)

@@ -4,17 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct backend_ops backend_file_ops;
-extern const struct backend_ops backend_blockdev_ops;
-extern const struct backend_ops backend_iscsi_ops;
-extern const struct backend_ops backend_files_ops;
+/* Every target kind, one line each, in the order of the reference. */
+#define KINDS(X)                                                                               \
+    X(backend_file_ops)                                                                        \
+    X(backend_blockdev_ops)                                                                    \
+    X(backend_iscsi_ops)                                                                       \
+    X(backend_files_ops)
 
-static const struct backend_ops *const all[] = {
-    &backend_file_ops,
-    &backend_blockdev_ops,
-    &backend_iscsi_ops,
-    &backend_files_ops,
-};
+#define DECLARE(ops) extern const struct backend_ops ops;
+KINDS(DECLARE)
+#define ENTRY(ops) &ops,
+static const struct backend_ops *const all[] = {KINDS(ENTRY)};
 
 const struct backend_ops *backend_find(const char *kind)
 {

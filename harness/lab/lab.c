@@ -20,10 +20,15 @@
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
 
-extern const struct lab_kind lab_iscsi, lab_gluster;
-
 /* Every lab kind, one line each. */
-static const struct lab_kind *const kinds[] = {&lab_iscsi, &lab_gluster};
+#define KINDS(X)                                                                               \
+    X(lab_iscsi)                                                                               \
+    X(lab_gluster)
+
+#define DECLARE(kind) extern const struct lab_kind kind;
+KINDS(DECLARE)
+#define ENTRY(kind) &kind,
+static const struct lab_kind *const kinds[] = {KINDS(ENTRY)};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 /* --- the kinds --- */
