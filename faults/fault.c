@@ -20,7 +20,8 @@
     X(fault_pause)                                                                             \
     X(fault_restart)                                                                           \
     X(fault_corrupt)                                                                           \
-    X(fault_command)
+    X(fault_command)                                                                           \
+    /* one line per family, each ending in a backslash */
 
 #define DECLARE(ops) extern const struct fault_ops ops;
 FAMILIES(DECLARE)

@@ -9,7 +9,8 @@
     X(backend_file_ops)                                                                        \
     X(backend_blockdev_ops)                                                                    \
     X(backend_iscsi_ops)                                                                       \
-    X(backend_files_ops)
+    X(backend_files_ops)                                                                       \
+    /* one line per target kind, each ending in a backslash */
 
 #define DECLARE(ops) extern const struct backend_ops ops;
 KINDS(DECLARE)

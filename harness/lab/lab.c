@@ -23,7 +23,8 @@
 /* Every lab kind, one line each. */
 #define KINDS(X)                                                                               \
     X(lab_iscsi)                                                                               \
-    X(lab_gluster)
+    X(lab_gluster)                                                                             \
+    /* one line per lab kind, each ending in a backslash */
 
 #define DECLARE(kind) extern const struct lab_kind kind;
 KINDS(DECLARE)
