@@ -87,13 +87,23 @@ scenario() {
 
 pass() { echo "ok   $TEST"; }
 
-# wait_event EVENTS_FILE EVENT FAULT: waits (at most 60 s) until events.jsonl
-# has EVENT (fault-inject, fault-clear) for [fault FAULT].
+# wait_event EVENTS_FILE EVENT FAULT [RUN_OUTPUT]: waits (at most 60 s) until
+# events.jsonl has EVENT (fault-inject, fault-clear) for [fault FAULT].  When
+# it never comes, the failure shows every fault event there is (which fault
+# was late, which one failed and why) and the run's own output, if given.
 wait_event() {
     i=0
     while ! grep -F "\"event\":\"$2\"" "$1" 2>/dev/null | grep -qF "[fault $3]"; do
         i=$((i + 1))
-        [ $i -lt 1200 ] || fail "no $2 of fault $3 in $1 within 60 s"
+        if [ $i -ge 1200 ]; then
+            echo "--- the fault events in $1:" >&2
+            grep -F '"event":"fault-' "$1" >&2 2>/dev/null || echo "(none)" >&2
+            if [ -n "${4:-}" ]; then
+                echo "--- $4:" >&2
+                cat "$4" >&2
+            fi
+            fail "no $2 of fault $3 in $1 within 60 s"
+        fi
         sleep 0.05
     done
 }
