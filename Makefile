@@ -28,11 +28,13 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # libnftables-dev libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs
 # (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside), tcpdump (the
 # independent observer of recovery times), libxml2-utils (xmllint for junit.xml);
+# ssh: openssh-server (an sshd per lab host) and openssh-client (faults over ssh);
 # bench: fio, libiscsi-bin (iscsi-perf)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
-                glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar
+                glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
+                openssh-server openssh-client
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files clean

@@ -71,8 +71,9 @@ static int bw_prepare(struct fault *f, char *err, size_t errlen)
     }
     if (d != DIR_OUT) {
         if (!f->host.port[0]) {
-            snprintf(err, errlen, "host %s has no known switch port; say switch_port = NAME",
-                     f->host.name);
+            snprintf(err, errlen, "host %s has no known switch port here; say switch_port = "
+                     "NAME (over ssh the port is on the switch: give direction = in and "
+                     "direction = out as two faults)", f->host.name);
             return -1;
         }
         snprintf(args, sizeof args, "- %s", f->host.port);
@@ -110,6 +111,13 @@ static void bw_describe(const struct fault *f, char *out, size_t n)
              (double)params(f)->rate_bps / 1e6, dirs[params(f)->direction], burst_of(f));
 }
 
+/* Incoming traffic is capped on the switch port, so that part runs on the
+ * switch; outgoing (and both ways) on the host's own interface. */
+static bool bw_on_switch(const struct fault_spec *spec)
+{
+    return FAULT_PARAMS(spec, const struct bandwidth_params)->direction == DIR_IN;
+}
+
 const struct fault_ops fault_bandwidth = {
     .action = "bandwidth",
     .keys = bandwidth_keys,
@@ -118,4 +126,5 @@ const struct fault_ops fault_bandwidth = {
     .prepare = bw_prepare,
     .inject = bw_inject,
     .describe = bw_describe,
+    .on_switch = bw_on_switch,
 };

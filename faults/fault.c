@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/clock.h"
+#include "../lib/jsonl.h"
+#include "remote.h"
 #include "undo.h"
 
 /* Every family, one line each, in the order of the reference. */
@@ -75,7 +78,7 @@ void fault_release(struct fault *f)
 {
     if (!f->state)
         return;
-    if (f->ops && f->ops->release)
+    if (f->ops && f->ops->release && !f->remote) /* a remote fault's state is the connection's */
         f->ops->release(f);
     free(f->state);
     f->state = NULL;
@@ -148,3 +151,119 @@ const char *fault_netns_arg(const struct fault_host *h)
 {
     return h->netns[0] ? h->netns : "-";
 }
+
+bool fault_acts_on_switch(const struct fault_spec *s)
+{
+    (void)s;
+    return true;
+}
+
+bool fault_on_switch(const struct fault_spec *s)
+{
+    return s->ops && s->ops->on_switch && s->ops->on_switch(s);
+}
+
+unsigned fault_overwrote(const struct fault *f, const uint64_t (**ranges)[2], bool *on_target)
+{
+    *on_target = false;
+    if (f->remote) /* its state is the connection's: the agent said */
+        return remote_overwrote(f, ranges, on_target);
+    return f->ops->overwrote ? f->ops->overwrote(f, ranges, on_target) : 0;
+}
+
+void fault_spec_put(const struct fault_spec *s, struct jl_out *o)
+{
+    jl_put_str(o, "name", s->name);
+    jl_put_str(o, "action", s->ops->action);
+    /* Only what differs from the defaults: a value the defaults leave
+     * unset (0: "until the end") may be out of its key's range. */
+    struct fault_spec *defaults = calloc(1, sizeof *defaults);
+    char why[256];
+    if (defaults)
+        key_defaults(defaults, s->ops->keys, s->ops->nkeys, why, sizeof why);
+    for (unsigned i = 0; i < s->ops->nkeys; i++) {
+        char key[64], value[2048];
+        if (defaults && key_same(s, defaults, &s->ops->keys[i]))
+            continue;
+        snprintf(key, sizeof key, "k.%s", s->ops->keys[i].name);
+        key_format(s, &s->ops->keys[i], value, sizeof value);
+        jl_put_str(o, key, value);
+    }
+    free(defaults);
+}
+
+int fault_spec_get(const struct jl_obj *m, const struct fault_rules *rules,
+                   struct fault_spec *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    const char *name = jl_str(m, "name"), *action = jl_str(m, "action");
+    if (!name || !action || !(s->ops = fault_ops_find(action))) {
+        snprintf(err, errlen, "a fault needs a name and one of the actions %s", fault_actions());
+        return -1;
+    }
+    snprintf(s->name, sizeof s->name, "%s", name);
+    if (key_defaults(s, s->ops->keys, s->ops->nkeys, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 0; i < m->n; i++) {
+        const struct jl_item *it = &m->items[i];
+        if (strncmp(it->key, "k.", 2) != 0)
+            continue;
+        const struct key_def *k = key_find(s->ops->keys, s->ops->nkeys, it->key + 2);
+        if (!k || it->type != JL_STR) {
+            snprintf(err, errlen, "%s takes no key '%s'", action, it->key + 2);
+            return -1;
+        }
+        char why[256];
+        if (key_set(s, k, it->str, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: %s", it->key + 2, why);
+            return -1;
+        }
+    }
+    if (s->ops->check && s->ops->check(s, rules, err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+/* --- applied here --- */
+
+static int local_prepare(struct fault *f, char *err, size_t errlen)
+{
+    return f->ops->prepare ? f->ops->prepare(f, err, errlen) : 0;
+}
+
+static int local_arm(struct fault *f, uint64_t at, uint64_t clear_at, char *err, size_t errlen)
+{
+    (void)at;
+    (void)clear_at;
+    return fault_write_undo(f, err, errlen);
+}
+
+static int local_inject(struct fault *f, uint64_t *when, char *err, size_t errlen)
+{
+    int rc = f->ops->inject(f, err, errlen);
+    *when = mono_ns();
+    return rc;
+}
+
+static int local_clear(struct fault *f, uint64_t *when, char *err, size_t errlen)
+{
+    int rc = f->ops->clear ? f->ops->clear(f, err, errlen) : fault_undo_all(f, err, errlen);
+    *when = mono_ns();
+    return rc;
+}
+
+static void local_describe(const struct fault *f, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (f->ops->describe)
+        f->ops->describe(f, out, n);
+}
+
+const struct fault_via fault_via_local = {
+    .transport = "local",
+    .prepare = local_prepare,
+    .arm = local_arm,
+    .inject = local_inject,
+    .clear = local_clear,
+    .describe = local_describe,
+};

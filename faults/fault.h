@@ -31,6 +31,10 @@
  * lab comes in struct fault_env, filled by the timeline, including the
  * lab's callbacks for "which process is this host's service" and "where is
  * this replica's copy".
+ *
+ * How a fault reaches its host is struct fault_via: applied here
+ * (fault_via_local, fault.c), or by `faultline agent` on an ssh host
+ * (fault_via_ssh, remote.h), which runs this same family code there.
  */
 #ifndef FL_FAULT_H
 #define FL_FAULT_H
@@ -91,8 +95,21 @@ struct fault_spec {
     {"direction", KEY_CHOICE, "both", "both|in|out", FAULT_PARAM(type, field), 0, 0,           \
      "partition, loss, bandwidth: which traffic of the host", 0}
 
+/* How to reach a host over OpenSSH, where `faultline agent` runs its
+ * faults (remote.h).  dest[0] == 0: the host is not reached over ssh. */
+struct ssh_dest {
+    char dest[128];        /* [USER@]ADDRESS */
+    uint64_t port;         /* 0: ssh's own default */
+    char identity[256];    /* ssh -i; "" none */
+    char known_hosts[256]; /* UserKnownHostsFile; "" ssh's default */
+    char options[512];     /* more ssh options, as words */
+    bool sudo;             /* start the agent through sudo -n */
+    char agent_dir[256];   /* where the agent lives on the host; "" the default */
+    uint64_t lease_ns;     /* a fault outlives its planned clear by at most this */
+};
+
 /* A [host NAME] section: a machine outside the lab, reachable locally
- * through a network namespace. */
+ * through a network namespace, or over ssh. */
 struct host_spec {
     char name[32];
     int line;
@@ -100,6 +117,10 @@ struct host_spec {
     char interface[16];
     char port[16];
     char address[64];
+    char switch_host[32]; /* the [host] of the Linux switch that holds its port */
+    char restart[512];    /* starts its service again (restart, restart_after) */
+    char ssh[160];        /* [USER@]ADDRESS[:PORT] as written */
+    struct ssh_dest via;  /* ssh, parsed, and the other ssh_* keys */
 };
 
 /* Where a fault acts, resolved from the lab, `local` or a [host] section. */
@@ -110,6 +131,9 @@ struct fault_host {
     char port[16];   /* its switch port, in our namespace; "" unknown */
     char addr[64];
     bool lab;        /* a host of the lab: the lab knows its processes */
+    char switch_host[32]; /* the host that holds `port` ("" ours, or the lab's switch) */
+    char restart[512];    /* a command that starts its service again; "" none */
+    struct ssh_dest ssh;  /* reached over ssh (ssh.dest[0]), or not */
 };
 
 /* A process the lab runs on a host, as fault_lab.process() names it. */
@@ -145,6 +169,31 @@ struct fault_lab {
 };
 
 struct undo_log;
+struct remote;
+struct fault;
+
+/* How a fault reaches what it acts on: applied here by its family
+ * (fault_via_local), or sent to `faultline agent` on an ssh host, which
+ * applies it with the same family code there (remote.h).  The timeline
+ * uses only this table and never knows which one runs. */
+struct fault_via {
+    const char *transport; /* "local" or "ssh", for the report */
+    /* Before the run: the family's prepare, here or on the host. */
+    int (*prepare)(struct fault *f, char *err, size_t errlen);
+    /* Shortly before its time: what must be done ahead — the undo records
+     * to disk, or "apply at `at`, cleared by `clear_at`" to the agent (both
+     * mono_ns here; clear_at 0: an instant fault).  0, or -1 with err
+     * (then it is not applied). */
+    int (*arm)(struct fault *f, uint64_t at, uint64_t clear_at, char *err, size_t errlen);
+    /* At its time: applies it (or hears that the agent did); *when: the
+     * mono_ns it took effect.  0, or -1 with err. */
+    int (*inject)(struct fault *f, uint64_t *when, char *err, size_t errlen);
+    /* Clears it (or has the agent do so); *when as for inject. */
+    int (*clear)(struct fault *f, uint64_t *when, char *err, size_t errlen);
+    /* One line for people. */
+    void (*describe)(const struct fault *f, char *out, size_t n);
+};
+extern const struct fault_via fault_via_local;
 
 /* What faults may know of the run (filled by the timeline). */
 struct fault_env {
@@ -205,6 +254,13 @@ struct fault {
     unsigned nundo;
     bool undo_failed; /* a record stays open for `faultline cleanup` */
     void *state;      /* the family's own, made by its prepare() */
+    const struct fault_via *via; /* local, or through an agent */
+    /* through an agent (remote.h): the connection, and what it said */
+    struct remote *remote;   /* NULL: applied here */
+    char via_host[32];       /* the host whose agent applies it (its own, or its switch) */
+    char cleared_by[16];     /* "controller", "lease", "close" (agent); "" not cleared */
+    bool indeterminate;      /* the agent did not answer in time: it may or may not be in effect */
+    bool answer_late;        /* its inject's answer came after the timeline moved on */
 };
 
 struct fault_ops {
@@ -234,6 +290,9 @@ struct fault_ops {
     unsigned (*overwrote)(const struct fault *f, const uint64_t (**ranges)[2], bool *on_target);
     /* Frees what f->state holds besides itself.  NULL: free(state) does. */
     void (*release)(struct fault *f);
+    /* Whether it acts on the host's switch (its port) rather than on the
+     * host: over ssh, it then runs where the switch is.  NULL: on the host. */
+    bool (*on_switch)(const struct fault_spec *s);
 };
 
 /* The families, in the order of the reference. */
@@ -268,6 +327,28 @@ int fault_write_undo(struct fault *f, char *err, size_t errlen);
 /* Applies every open undo record of f, newest first, marking each done.
  * The generic clear. */
 int fault_undo_all(struct fault *f, char *err, size_t errlen);
+
+/* The byte ranges f overwrote (fault_ops.overwrote), as its agent said for
+ * a fault on an ssh host; 0 for none. */
+unsigned fault_overwrote(const struct fault *f, const uint64_t (**ranges)[2], bool *on_target);
+
+/* Whether the fault acts on its host's switch (fault_ops.on_switch). */
+bool fault_on_switch(const struct fault_spec *s);
+
+/* A spec as text, for the agent: "k.KEY" = value for every key of its
+ * family (key_format), into a message being written. */
+struct jl_out;
+struct jl_obj;
+void fault_spec_put(const struct fault_spec *s, struct jl_out *o);
+
+/* The spec back from such a message: name, action and the "k.KEY" values,
+ * each checked against the family's key table (unknown keys are refused),
+ * then the family's own check.  0, or -1 with err. */
+int fault_spec_get(const struct jl_obj *m, const struct fault_rules *rules,
+                   struct fault_spec *s, char *err, size_t errlen);
+
+/* on_switch for families that always act on the switch (port, switch). */
+bool fault_acts_on_switch(const struct fault_spec *s);
 
 /* A host by name among env->hosts, or NULL. */
 const struct fault_host *fault_find_host(const struct fault_env *env, const char *name);

@@ -77,6 +77,7 @@ const struct fault_ops fault_port_down = {
     .nkeys = sizeof port_keys / sizeof port_keys[0],
     .prepare = port_prepare,
     .inject = link_fault_down,
+    .on_switch = fault_acts_on_switch,
     .describe = port_describe,
     .release = link_fault_release,
 };
@@ -89,6 +90,7 @@ const struct fault_ops fault_port_flap = {
     .schedule = flap_schedule,
     .prepare = port_prepare,
     .inject = link_fault_down,
+    .on_switch = fault_acts_on_switch,
     .describe = flap_describe,
     .release = link_fault_release,
 };

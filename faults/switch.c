@@ -70,6 +70,7 @@ const struct fault_ops fault_switch_down = {
     .nkeys = sizeof switch_keys / sizeof switch_keys[0],
     .prepare = switch_prepare,
     .inject = link_fault_down,
+    .on_switch = fault_acts_on_switch,
     .describe = switch_describe,
     .release = link_fault_release,
 };

@@ -18,12 +18,26 @@
 #include "../lib/net.h"
 #include "../lib/nft.h"
 #include "../lib/proc.h"
+#include "remote.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 
+static int open_log(struct undo_log *u, const char *dir, bool listed, char *err, size_t errlen);
+
 int undo_open(struct undo_log *u, const char *dir, char *err, size_t errlen)
 {
+    return open_log(u, dir, true, err, errlen);
+}
+
+int undo_open_unlisted(struct undo_log *u, const char *dir, char *err, size_t errlen)
+{
+    return open_log(u, dir, false, err, errlen);
+}
+
+static int open_log(struct undo_log *u, const char *dir, bool listed, char *err, size_t errlen)
+{
     memset(u, 0, sizeof *u);
+    pthread_mutex_init(&u->mu, NULL);
     u->fd = -1;
     u->next = 1;
     char path[PATH_MAX + 16];
@@ -33,6 +47,8 @@ int undo_open(struct undo_log *u, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
+    if (!listed)
+        return 0;
     /* The registry names the run directory by its absolute path. */
     char abs[PATH_MAX];
     if (!realpath(dir, abs)) {
@@ -74,18 +90,23 @@ int undo_record(struct undo_log *u, const char *kind, const char *args, int *seq
                 size_t errlen)
 {
     char line[PATH_MAX + 2048];
+    pthread_mutex_lock(&u->mu);
     snprintf(line, sizeof line, "U %d %s %s\n", u->next, kind, args);
-    if (append(u->fd, line, err, errlen) != 0)
-        return -1;
-    *seq = u->next++;
-    return 0;
+    int rc = append(u->fd, line, err, errlen);
+    if (rc == 0)
+        *seq = u->next++;
+    pthread_mutex_unlock(&u->mu);
+    return rc;
 }
 
 int undo_done(struct undo_log *u, int seq, char *err, size_t errlen)
 {
     char line[32];
     snprintf(line, sizeof line, "D %d\n", seq);
-    return append(u->fd, line, err, errlen);
+    pthread_mutex_lock(&u->mu);
+    int rc = append(u->fd, line, err, errlen);
+    pthread_mutex_unlock(&u->mu);
+    return rc;
 }
 
 /* "NETNS REST": splits off the first word ("-" means our own namespace). */
@@ -155,6 +176,22 @@ static int undo_command(const char *ns, const char *rest, char *err, size_t errl
     return 0;
 }
 
+/* agent TAG DEST: the agent of an ssh host replays run TAG there
+ * (remote.h); what it says goes to stdout for `faultline cleanup`. */
+static int undo_agent(const char *tag, const char *rest, char *err, size_t errlen)
+{
+    struct ssh_dest d;
+    if (remote_dest_decode(rest, &d) != 0) {
+        snprintf(err, errlen, "an agent record without a host: '%s'", rest);
+        return -1;
+    }
+    char said[4096];
+    if (remote_cleanup(&d, tag, said, sizeof said, err, errlen) != 0)
+        return -1;
+    printf("  %s\n", said);
+    return 0;
+}
+
 /* The primitives, by the kind word of their records. */
 static const struct {
     const char *kind;
@@ -163,7 +200,7 @@ static const struct {
 } primitives[] = {
     {"link-up", true, undo_link_up},   {"nft-delete", true, undo_nft_delete},
     {"qdisc-delete", true, undo_qdisc_delete}, {"sigcont", false, undo_sigcont},
-    {"command", true, undo_command},
+    {"command", true, undo_command},   {"agent", false, undo_agent},
 };
 
 int undo_apply(const char *kind, const char *args, char *err, size_t errlen)

@@ -16,6 +16,7 @@
  *   qdisc-delete NETNS IFNAME  delete the root qdisc of a link
  *   sigcont PID START          SIGCONT, if PID still is the process started at START
  *   command NETNS COMMAND...   run COMMAND with /bin/sh -c in NETNS
+ *   agent TAG DEST             have the agent on ssh host DEST replay run TAG there
  *
  * Every primitive succeeds when there is nothing (left) to undo, so replaying
  * twice is harmless.  Active run directories are also listed under
@@ -24,6 +25,7 @@
 #ifndef FL_UNDO_H
 #define FL_UNDO_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #define UNDO_REGISTRY "/run/faultline/runs"
@@ -31,11 +33,17 @@
 struct undo_log {
     int fd;
     int next;
+    pthread_mutex_t mu; /* every fault's thread appends */
     char registry[320]; /* our entry under UNDO_REGISTRY */
 };
 
 /* Creates DIR/undo.log and registers the run.  0, or -1 with err. */
 int undo_open(struct undo_log *u, const char *dir, char *err, size_t errlen);
+
+/* The same without the registry: an agent's log, which only the agent
+ * replays (its records name its host's own namespace as "-", which would
+ * mean another one to a cleanup run elsewhere). */
+int undo_open_unlisted(struct undo_log *u, const char *dir, char *err, size_t errlen);
 
 /* Closes; unregisters the run when nothing is left open (`clean`). */
 void undo_close(struct undo_log *u, int clean);

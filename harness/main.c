@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../faults/agent.h"
+#include "../lib/selfid.h"
 #include "cleanup.h"
 #include "lab/lab.h"
 #include "run.h"
@@ -22,6 +24,10 @@ static const char usage_main[] =
     "                                   run from its saved state and report again\n"
     "  check FILE                       lint a scenario without running it\n"
     "  cleanup [DIR...]                 undo what the faults of a killed run left behind\n"
+    "  lab up|down|status|restart KIND  the embedded lab (`faultline lab --help`)\n"
+    "  agent --dir DIR --run TAG        the far side of faults on an ssh host (started\n"
+    "                                   by faultline over ssh, not by hand)\n"
+    "  build-id                         which build this is (the agent's copy check)\n"
     "  help scenario                    every scenario section and key\n"
     "\n"
     "Exit status: 0 pass, 1 fail (a finding other than ok/unwritten), 2 could not run.\n"
@@ -61,6 +67,19 @@ static const char usage_check[] =
     "reported as FILE:LINE: message.  Exit status 0 when the scenario is good,\n"
     "2 otherwise.\n";
 
+static const char usage_agent[] =
+    "usage: faultline agent --dir DIR (--run TAG | --cleanup TAG)\n"
+    "\n"
+    "The far side of faults on a [host] with ssh = ADDRESS.  faultline starts it over\n"
+    "ssh (copying itself to DIR when the host has no copy of this build) and talks\n"
+    "to it in JSON lines on stdin and stdout; it never listens on a port.  It applies\n"
+    "each fault at its time with the same code as a local run, keeps its own undo\n"
+    "log in DIR/run-TAG/, and restores the host by itself when stdin closes or a\n"
+    "fault's planned clear time plus its lease has passed.\n"
+    "\n"
+    "  --run TAG      serve one run\n"
+    "  --cleanup TAG  replay what run TAG left open here and say so in one JSON line\n";
+
 static int wants_help(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -73,6 +92,25 @@ static int bad_usage(const char *msg, const char *arg, const char *usage)
 {
     fprintf(stderr, "faultline: %s%s\n\n%s", msg, arg ? arg : "", usage);
     return 2;
+}
+
+static int verb_agent(int argc, char **argv)
+{
+    const char *dir = NULL, *run = NULL, *cleanup = NULL;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--dir") == 0)
+            dir = argv[i + 1];
+        else if (strcmp(argv[i], "--run") == 0)
+            run = argv[i + 1];
+        else if (strcmp(argv[i], "--cleanup") == 0)
+            cleanup = argv[i + 1];
+        else
+            return bad_usage("unknown option ", argv[i], usage_agent);
+    }
+    if (!dir || (!run == !cleanup) || argc % 2)
+        return bad_usage("agent needs --dir DIR and one of --run TAG, --cleanup TAG", NULL,
+                         usage_agent);
+    return cleanup ? agent_cleanup(dir, cleanup, 1) : agent_serve(dir, run, 0, 1);
 }
 
 static int verb_run(int argc, char **argv)
@@ -158,6 +196,17 @@ int main(int argc, char **argv)
     }
     if (strcmp(verb, "lab") == 0)
         return cmd_lab(argc, argv);
+    if (strcmp(verb, "agent") == 0) {
+        if (wants_help(argc, argv)) {
+            fputs(usage_agent, stdout);
+            return 0;
+        }
+        return verb_agent(argc, argv);
+    }
+    if (strcmp(verb, "build-id") == 0) {
+        printf("%s\n", self_build_id());
+        return 0;
+    }
     if (strcmp(verb, "cleanup") == 0)
         return cmd_cleanup(argc, argv);
     if (strcmp(verb, "check") == 0) {

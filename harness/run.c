@@ -375,8 +375,25 @@ static int run_workload(struct run *r)
     rep.prefill = sc->workload.prefill ? &crew->prefilled : NULL;
     rep.faults = tl->faults;
     rep.nfaults = tl->n;
+    static struct remote_info agents[FL_MAX_HOSTS];
+    rep.hosts = tl->env.hosts;
+    rep.nhosts = tl->env.nhosts;
+    rep.agents = agents;
+    rep.nagents = timeline_agents(tl, agents, FL_MAX_HOSTS);
     rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
                                      &rep.inject_max_ms);
+    for (unsigned i = 0; i < tl->n; i++) { /* each family once, in scenario order */
+        const char *action = tl->faults[i].ops->action;
+        bool seen = false;
+        for (unsigned k = 0; k < rep.nfamily_timing && !seen; k++)
+            seen = strcmp(rep.family_timing[k].action, action) == 0;
+        struct family_timing *ft = &rep.family_timing[rep.nfamily_timing];
+        if (seen || !(ft->injections = timeline_delays_of(tl, action, &ft->p50_ms, &ft->p99_ms,
+                                                          &ft->max_ms)))
+            continue;
+        ft->action = action;
+        rep.nfamily_timing++;
+    }
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {
         heal_finish(r, NULL, 0);

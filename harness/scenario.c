@@ -94,6 +94,12 @@ static const struct key_def lab_keys[] = {
     {"size", KEY_SIZE, NULL, NULL, KEY_FIELD(struct lab_opts, size), 1u << 20, 0,
      "iscsi: size of the lab LUN (a sparse file shared by both controllers; default 256MiB); "
      "gluster: size of each brick (sparse xfs image, at least 300MiB; default 512MiB)", 0},
+    {"control", KEY_CHOICE, "direct", "direct|ssh", KEY_FIELD(struct lab_opts, control), 0, 0,
+     "how faults reach the lab's hosts: direct (from here, into their namespaces) or ssh "
+     "(through each host's sshd and `faultline agent`, as on a real cluster)", 0},
+    {"lease", KEY_DURATION, "5s", NULL, KEY_FIELD(struct lab_opts, lease_ns), 0, AT_MOST_A_DAY,
+     "control = ssh: each host's agent clears a fault by itself this long after its planned "
+     "clear (as [host] lease)", 0},
 };
 
 static const struct key_def fault_keys[] = {
@@ -112,6 +118,30 @@ static const struct key_def host_keys[] = {
      "the switch (bridge) port facing it, in our namespace", 0},
     {"address", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, address), 0, 0,
      "its IPv4 address (for partitions)", 0},
+    {"ssh", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, ssh), 0, 0,
+     "[USER@]ADDRESS[:PORT]: a machine reached over OpenSSH; its faults run there, through "
+     "`faultline agent` (copied over when missing)", 0},
+    {"ssh_identity", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, via.identity), 0, 0,
+     "ssh: the private key (ssh -i)", 0},
+    {"ssh_known_hosts", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, via.known_hosts), 0,
+     0, "ssh: a known_hosts file (host keys are then checked strictly)", 0},
+    {"ssh_options", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, via.options), 0, 0,
+     "ssh: more options for ssh, as words (-o ProxyJump=bastion); ~/.ssh/config applies too",
+     0},
+    {"sudo", KEY_BOOL, "no", NULL, KEY_FIELD(struct host_spec, via.sudo), 0, 0,
+     "ssh: start the agent through sudo -n", 0},
+    {"agent_dir", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, via.agent_dir), 0, 0,
+     "ssh: where the agent lives on the host (default /var/tmp/faultline-agent)", 0},
+    {"lease", KEY_DURATION, "5s", NULL, KEY_FIELD(struct host_spec, via.lease_ns), 0,
+     AT_MOST_A_DAY,
+     "ssh: the agent clears a fault by itself this long after its planned clear, whatever "
+     "happened to us or the network", 0},
+    {"restart", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, restart), 0, 0,
+     "the command that starts its service again (restart, kill restart_after), run on the "
+     "host: systemctl start tgt", 0},
+    {"switch", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, switch_host), 0, 0,
+     "the [host] of the Linux switch that holds its switch_port (port-down, port-flap, "
+     "switch-down, bandwidth direction = in run there)", 0},
 };
 
 /* --- the sections, and every table of keys each may hold --- */
@@ -495,6 +525,72 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
     return 0;
 }
 
+/* Whether text may go into the agent's shell script and undo record as
+ * it is (no quoting there). */
+static bool plain_path(const char *t)
+{
+    return strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") ==
+           strlen(t);
+}
+
+/* The ssh keys of a [host]: ssh parsed into dest and port; the others only
+ * with it. */
+static int check_host_ssh(const char *file, const struct ini_section *s, struct host_spec *h,
+                          char *err, size_t n)
+{
+    struct ssh_dest *d = &h->via;
+    const char *need = d->identity[0] ? "ssh_identity" : d->known_hosts[0] ? "ssh_known_hosts"
+                       : d->options[0] ? "ssh_options" : d->agent_dir[0] ? "agent_dir"
+                       : d->sudo ? "sudo" : NULL;
+    if (!h->ssh[0]) {
+        if (need) {
+            snprintf(err, n, "%s:%d: [host %s] %s needs ssh = [USER@]ADDRESS[:PORT]", file,
+                     s->line, h->name, need);
+            return -1;
+        }
+        return 0;
+    }
+    char text[160];
+    snprintf(text, sizeof text, "%s", h->ssh);
+    char *at = strrchr(text, '@'), *colon = strrchr(text, ':');
+    if (colon && (!at || colon > at)) {
+        char *end;
+        unsigned long port = strtoul(colon + 1, &end, 10);
+        if (*end || !port || port > 65535) {
+            snprintf(err, n, "%s:%d: [host %s] ssh: '%s' is not a port (1..65535)", file,
+                     s->line, h->name, colon + 1);
+            return -1;
+        }
+        d->port = port;
+        *colon = '\0';
+    }
+    if (!text[0] || (at && !at[1]) || strchr(text, ' ') || strchr(text, '|')) {
+        snprintf(err, n, "%s:%d: [host %s] ssh: '%s' is not [USER@]ADDRESS[:PORT]", file,
+                 s->line, h->name, h->ssh);
+        return -1;
+    }
+    if (strlen(text) >= sizeof d->dest) {
+        snprintf(err, n, "%s:%d: [host %s] ssh: longer than %zu characters", file, s->line,
+                 h->name, sizeof d->dest - 1);
+        return -1;
+    }
+    memcpy(d->dest, text, strlen(text) + 1);
+    const char *paths[] = {d->identity, d->known_hosts, d->agent_dir};
+    const char *names[] = {"ssh_identity", "ssh_known_hosts", "agent_dir"};
+    for (int i = 0; i < 3; i++)
+        if (!plain_path(paths[i])) {
+            snprintf(err, n, "%s:%d: [host %s] %s: '%s' may hold only letters, digits and "
+                     "/._-+", file, s->line, h->name, names[i], paths[i]);
+            return -1;
+        }
+    if (strchr(d->options, '\'') || strchr(d->options, '|')) {
+        snprintf(err, n, "%s:%d: [host %s] ssh_options: no quotes or '|' (give options as "
+                 "plain words)", file, s->line, h->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* [host NAME] */
 static int bind_host(struct binding *b, const struct ini_section *s, char *err, size_t n)
 {
@@ -514,6 +610,8 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
     h->line = s->line;
     snprintf(h->name, sizeof h->name, "%s", s->name);
     struct key_table keys = general_keys(S_HOST);
+    if (key_defaults(h, keys.keys, keys.n, err, n) != 0)
+        return -1;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
         if (plain_entry(b, s, k, err, n) != 0)
@@ -524,7 +622,7 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
         if (set_key(b, h, def, e, err, n) != 0)
             return -1;
     }
-    return 0;
+    return check_host_ssh(b->ini->file, s, h, err, n);
 }
 
 /* Which sections there are, named or not, each once. */
@@ -746,6 +844,11 @@ static bool lab_host_known(const struct scenario *sc, const char *host, char *na
         known |= strcmp(hosts[i], host) == 0;
         used += (size_t)snprintf(names + used, n - used, "%s%s", i ? ", " : "", hosts[i]);
     }
+    /* With control = ssh the switch is a host too: its agent holds the ports. */
+    if (sc->lab_opts.control == LAB_CONTROL_SSH && used < n) {
+        known |= strcmp(host, LAB_SWITCH_HOST) == 0;
+        used += (size_t)snprintf(names + used, n - used, ", %s", LAB_SWITCH_HOST);
+    }
     if (used < n)
         snprintf(names + used, n - used, ")");
     return known;
@@ -796,10 +899,11 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
     memset(sc, 0, sizeof *sc);
     snprintf(sc->file, sizeof sc->file, "%s", file);
     struct key_table t = general_keys(S_SCENARIO), tt = general_keys(S_TARGET),
-                     wt = general_keys(S_WORKLOAD);
+                     wt = general_keys(S_WORKLOAD), lt = general_keys(S_LAB);
     if (key_defaults(sc, t.keys, t.n, err, errlen) != 0 ||
         key_defaults(sc, tt.keys, tt.n, err, errlen) != 0 ||
-        key_defaults(sc, wt.keys, wt.n, err, errlen) != 0)
+        key_defaults(sc, wt.keys, wt.n, err, errlen) != 0 ||
+        key_defaults(&sc->lab_opts, lt.keys, lt.n, err, errlen) != 0)
         return -1;
     struct ini ini;
     if (ini_parse(text, file, &ini, err, errlen) != 0)

@@ -18,7 +18,8 @@
  *   [lab]       size; the lab kind's own (the embedded lab a scenario brings up)
  *   [expect]    metric OP value: lost_writes = 0, max_stall <= 20s, ... (expect.h)
  *   [fault N]   action, host, at, the action's own keys, expect_* keys
- *   [host N]    netns, interface, switch_port, address (hosts outside the lab)
+ *   [host N]    netns, interface, switch_port, address; ssh, ssh_identity, ...,
+ *               lease, restart, switch (hosts outside the lab, also over ssh)
  */
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H

@@ -8,16 +8,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "../faults/remote.h"
 #include "../lib/clock.h"
 
 #define UNDO_AHEAD_NS 20000000ull /* undo records go to disk this long before inject */
 #define SPIN_NS 200000ull         /* sleep until this close, then spin */
+/* "apply at T" goes to an agent this long before T: a link that has just
+ * come back up passes no traffic until the kernel's link watch has seen
+ * it (up to 1 s), and a segment lost then waits for TCP's retransmission. */
+#define REMOTE_AHEAD_NS 1500000000ull
+#define HEARTBEAT_NS 5000000000ull /* agents hear from us at least this often */
 
-static void add_host(struct fault_env *env, const char *name, const char *netns,
-                     const char *ifname, const char *port, const char *addr, bool lab)
+static struct fault_host *add_host(struct fault_env *env, const char *name, const char *netns,
+                                   const char *ifname, const char *port, const char *addr,
+                                   bool lab)
 {
     if (env->nhosts == FL_MAX_HOSTS)
-        return;
+        return NULL;
     struct fault_host *h = &env->hosts[env->nhosts++];
     memset(h, 0, sizeof *h);
     snprintf(h->name, sizeof h->name, "%s", name);
@@ -26,6 +33,7 @@ static void add_host(struct fault_env *env, const char *name, const char *netns,
     snprintf(h->port, sizeof h->port, "%s", port);
     snprintf(h->addr, sizeof h->addr, "%s", addr);
     h->lab = lab;
+    return h;
 }
 
 static int by_time(const void *a, const void *b)
@@ -78,7 +86,8 @@ int timeline_plan(const struct fault *faults, unsigned n, struct step **out, uns
 static int build_steps(struct timeline *tl, char *err, size_t errlen)
 {
     if (timeline_plan(tl->faults, tl->n, &tl->steps, &tl->nsteps) != 0 ||
-        !(tl->delays = calloc(tl->nsteps ? tl->nsteps : 1, sizeof *tl->delays))) {
+        !(tl->delays = calloc(tl->nsteps ? tl->nsteps : 1, sizeof *tl->delays)) ||
+        !(tl->delay_fault = calloc(tl->nsteps ? tl->nsteps : 1, sizeof *tl->delay_fault))) {
         snprintf(err, errlen, "out of memory for the fault schedule");
         return -1;
     }
@@ -96,14 +105,108 @@ static void gather_hosts(struct timeline *tl, const struct scenario *sc, const s
         snprintf(env->bridge, sizeof env->bridge, "%s", lab->bridge);
         for (unsigned i = 0; i < lab->nhosts; i++) {
             const struct lab_host *h = &lab->hosts[i];
-            add_host(env, h->name, h->netns, h->ifname, h->port, h->addr, true);
+            struct fault_host *fh = add_host(env, h->name, h->netns, h->ifname, h->port,
+                                             h->addr, true);
+            /* [lab] control = ssh: every server, and the switch, as a real
+             * cluster's would be reached. */
+            if (fh && sc->lab_opts.control == LAB_CONTROL_SSH && h->netns[0]) {
+                lab_ssh_of(lab, h->name, &fh->ssh, fh->restart, sizeof fh->restart);
+                fh->ssh.lease_ns = sc->lab_opts.lease_ns;
+                fh->netns[0] = '\0'; /* its agent runs inside it: its own namespace */
+                snprintf(fh->switch_host, sizeof fh->switch_host, "%s", LAB_SWITCH_HOST);
+            }
+        }
+        if (sc->lab_opts.control == LAB_CONTROL_SSH) {
+            struct fault_host *sw = add_host(env, LAB_SWITCH_HOST, "", "", "", "", false);
+            if (sw) {
+                lab_ssh_of(lab, LAB_SWITCH_HOST, &sw->ssh, sw->restart, sizeof sw->restart);
+                sw->ssh.lease_ns = sc->lab_opts.lease_ns;
+            }
         }
     }
-    add_host(env, "local", "", "", "", "", false);
+    struct fault_host *local = add_host(env, "local", "", "", "", "", false);
+    /* A switch-down of the lab's switch goes through its agent too. */
+    if (lab && local && sc->lab_opts.control == LAB_CONTROL_SSH)
+        snprintf(local->switch_host, sizeof local->switch_host, "%s", LAB_SWITCH_HOST);
     for (unsigned i = 0; i < sc->nhosts; i++) {
         const struct host_spec *h = &sc->hosts[i];
-        add_host(env, h->name, h->netns, h->interface, h->port, h->address, false);
+        struct fault_host *fh = add_host(env, h->name, h->netns, h->interface, h->port,
+                                         h->address, false);
+        if (!fh)
+            continue;
+        snprintf(fh->switch_host, sizeof fh->switch_host, "%s", h->switch_host);
+        snprintf(fh->restart, sizeof fh->restart, "%s", h->restart);
+        fh->ssh = h->via;
+        /* A host with a way to start its service lends it to the faults
+         * as a lab host does (process.c asks its agent). */
+        fh->lab = h->via.dest[0] && h->restart[0];
     }
+}
+
+/* The agent of host index k, connected on first use; its undo record
+ * ("agent TAG DEST") goes to disk before ssh starts. */
+static struct remote *agent_of(struct timeline *tl, unsigned k, char *err, size_t errlen)
+{
+    if (tl->remotes[k])
+        return tl->remotes[k];
+    const struct fault_host *h = &tl->env.hosts[k];
+    char dest[1600], args[1700];
+    remote_dest_encode(&h->ssh, dest, sizeof dest);
+    snprintf(args, sizeof args, "%s %s", tl->env.tag, dest);
+    if (undo_record(&tl->undo, "agent", args, &tl->agent_seq[k], err, errlen) != 0)
+        return NULL;
+    if (!tl->quiet)
+        fprintf(stderr, "faultline: connecting to the agent on %s (ssh %s)\n", h->name,
+                h->ssh.dest);
+    tl->remotes[k] = remote_open(h, tl->env.tag, tl->env.dir, err, errlen);
+    tl->nremotes += tl->remotes[k] != NULL;
+    if (!tl->remotes[k]) { /* no agent runs there: nothing for a cleanup to ask */
+        char e[256];
+        undo_done(&tl->undo, tl->agent_seq[k], e, sizeof e);
+    } else {
+        struct remote_info ri;
+        remote_get_info(tl->remotes[k], &ri);
+        char what[512];
+        snprintf(what, sizeof what, "agent on %s (ssh %s, pid %llu there): round trip %.3f ms, "
+                 "clock offset %+.3f ms, connected in %.3f s%s", h->name, ri.dest,
+                 (unsigned long long)ri.agent_pid, (double)ri.rtt_ns / 1e6,
+                 (double)ri.offset_ns / 1e6, (double)ri.connect_ns / 1e9,
+                 ri.copied ? ", faultline copied over" : "");
+        events_emit(tl->events, 0, "agent", NULL, what);
+    }
+    return tl->remotes[k];
+}
+
+/* Where fault f is applied: here, or by the agent of its host (or of the
+ * switch that holds its port, for a fault on the switch). */
+static int choose_via(struct timeline *tl, struct fault *f, char *err, size_t errlen)
+{
+    f->via = &fault_via_local;
+    const char *where = f->host.name;
+    /* A host that names no switch is its own (a Linux switch reached over
+     * ssh: port-down host = sw1, switch_port = swp12). */
+    if (fault_on_switch(&f->spec) && f->host.switch_host[0])
+        where = f->host.switch_host;
+    for (unsigned k = 0; k < tl->env.nhosts; k++) {
+        if (strcmp(tl->env.hosts[k].name, where) != 0)
+            continue;
+        if (!tl->env.hosts[k].ssh.dest[0]) {
+            if (where != f->host.name) {
+                snprintf(err, errlen, "switch %s of %s is not reached over ssh (it needs ssh = "
+                         "ADDRESS)", where, f->host.name);
+                return -1;
+            }
+            return 0;
+        }
+        struct remote *r = agent_of(tl, k, err, errlen);
+        if (!r)
+            return -1;
+        remote_attach(r, f);
+        return 0;
+    }
+    snprintf(err, errlen, "switch '%s' of %s is not a [host] of this scenario", where,
+             f->host.name);
+    return -1;
 }
 
 /* One fault: where it acts, how it lasts, and its family's preparation. */
@@ -128,7 +231,7 @@ static int prepare_fault(struct timeline *tl, const struct scenario *sc, unsigne
     if (f->spec.switch_port[0])
         snprintf(f->host.port, sizeof f->host.port, "%s", f->spec.switch_port);
     char e[1024];
-    if (f->ops->prepare && f->ops->prepare(f, e, sizeof e) != 0) {
+    if (choose_via(tl, f, e, sizeof e) != 0 || f->via->prepare(f, e, sizeof e) != 0) {
         snprintf(err, errlen, "%s:%d: [fault %s] %s: %s", sc->file, f->spec.line, f->spec.name,
                  f->ops->action, e);
         return -1;
@@ -168,21 +271,18 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
         return -1;
     }
     tl->n = sc->nfaults;
+    /* Open first: an agent's record goes to disk before its ssh starts. */
+    if (undo_open(&tl->undo, dir, err, errlen) != 0)
+        return -1;
+    tl->undo_open = true;
     for (unsigned i = 0; i < tl->n; i++)
         if (prepare_fault(tl, sc, i, err, errlen) != 0)
             return -1;
     if (build_steps(tl, err, errlen) != 0)
         return -1;
-    if (undo_open(&tl->undo, dir, err, errlen) != 0)
-        return -1;
-    tl->undo_open = true;
     return 0;
 }
 
-static uint64_t now_rel(const struct timeline *tl)
-{
-    return mono_ns() - tl->t0;
-}
 
 /* Sleeps until t (ns since the workload start) unless stopped first.
  * Returns false when stopped. */
@@ -210,8 +310,7 @@ static void emit(struct timeline *tl, const char *event, const struct fault *f, 
 {
     char detail[2048];
     char what[1024] = "";
-    if (f->ops->describe)
-        f->ops->describe(f, what, sizeof what);
+    f->via->describe(f, what, sizeof what);
     snprintf(detail, sizeof detail, "[fault %s] %s: %s%s%s", f->spec.name, f->ops->action, what,
              extra && *extra ? "; " : "", extra ? extra : "");
     events_emit(tl->events, 0, event, NULL, detail);
@@ -220,8 +319,12 @@ static void emit(struct timeline *tl, const char *event, const struct fault *f, 
 static void do_clear(struct timeline *tl, struct fault *f, const char *why)
 {
     char err[1024] = "";
-    int rc = f->ops->clear ? f->ops->clear(f, err, sizeof err) : fault_undo_all(f, err, sizeof err);
-    f->cleared_ns = now_rel(tl);
+    uint64_t when = mono_ns();
+    int rc = f->via->clear(f, &when, err, sizeof err);
+    /* 0: not known yet (an agent's answer on its way; it fills it in) */
+    f->cleared_ns = when > tl->t0 ? when - tl->t0 : mono_ns() - tl->t0;
+    if (!f->cleared_by[0] && rc == 0)
+        snprintf(f->cleared_by, sizeof f->cleared_by, "controller");
     if (f->active)
         atomic_fetch_sub(&tl->active, 1);
     f->active = false;
@@ -230,20 +333,35 @@ static void do_clear(struct timeline *tl, struct fault *f, const char *why)
     emit(tl, rc == 0 ? "fault-clear" : "fault-clear-failed", f, rc == 0 ? why : err);
 }
 
+static void add_delay(struct timeline *tl, unsigned fault, uint64_t ns)
+{
+    pthread_mutex_lock(&tl->mu); /* every fault's thread adds its own */
+    if (tl->ndelays < tl->nsteps) {
+        tl->delay_fault[tl->ndelays] = fault;
+        tl->delays[tl->ndelays++] = ns;
+    }
+    pthread_mutex_unlock(&tl->mu);
+}
+
 static void do_inject(struct timeline *tl, struct fault *f, const struct step *st)
 {
     char err[1024] = "";
-    uint64_t begin = mono_ns();
-    int rc = f->ops->inject(f, err, sizeof err);
-    uint64_t end = mono_ns();
-    if (rc == 0)
-        tl->delays[tl->ndelays++] = end - tl->t0 > st->t ? end - tl->t0 - st->t : 0;
-    if (!f->injected_ns) { /* a flap keeps its first time */
-        f->scheduled_ns = st->t;
+    if (!f->injected_ns)
+        f->scheduled_ns = st->t; /* a flap keeps its first time */
+    uint64_t begin = mono_ns(), end = begin;
+    int rc = f->via->inject(f, &end, err, sizeof err);
+    bool known = end != 0; /* an agent's answer may still be on its way */
+    if (!known) {
+        end = tl->t0 + st->t;
+        f->answer_late = !f->injected_ns; /* its delay counts once the answer is in */
+    }
+    if (rc == 0 && known)
+        add_delay(tl, st->fault, end - tl->t0 > st->t ? end - tl->t0 - st->t : 0);
+    if (!f->injected_ns) {
         f->injected_ns = end - tl->t0;
-        f->apply_ns = end - begin;
-        if (f->ops->describe)
-            f->ops->describe(f, f->detail, sizeof f->detail);
+        if (!f->remote) /* an agent says what its host spent (remote.c) */
+            f->apply_ns = end > begin ? end - begin : 0;
+        f->via->describe(f, f->detail, sizeof f->detail);
     }
     f->steps_done++;
     if (rc != 0) {
@@ -258,8 +376,15 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
         atomic_fetch_add(&tl->active, 1);
     f->active = true;
     f->applied = true;
-    char late[64];
-    snprintf(late, sizeof late, "%.3f ms after its time", (double)(end - tl->t0 - st->t) / 1e6);
+    char late[1200];
+    uint64_t late_arm = f->remote ? remote_late_arm(f) : 0;
+    if (known)
+        snprintf(late, sizeof late, "%.3f ms after its time%s",
+                 (double)((int64_t)(end - tl->t0) - (int64_t)st->t) / 1e6,
+                 late_arm > 1000000 ? " (its apply reached the agent late)" : "");
+    else
+        snprintf(late, sizeof late, "sent to the agent on %s, not answered yet (indeterminate "
+                 "until it is; its lease clears it at the latest)", f->via_host);
     emit(tl, "fault-inject", f, late);
     if (f->schedule.shape == FAULT_INSTANT) {
         atomic_fetch_sub(&tl->active, 1);
@@ -268,9 +393,49 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     }
 }
 
-static void *run_schedule(void *arg)
+/* How long ahead of its time a fault is armed: its undo records; for an
+ * agent, "apply at" must also cross the network first, and a network that
+ * has just come back from the previous fault can take a second, so it goes
+ * well ahead.  The agent holds it until its time, and drops it if we are
+ * gone before. */
+static uint64_t lead_of(const struct fault *f)
 {
-    struct timeline *tl = arg;
+    if (!f->remote)
+        return UNDO_AHEAD_NS;
+    struct remote_info ri;
+    remote_get_info(f->remote, &ri);
+    return REMOTE_AHEAD_NS + 2 * ri.rtt_ns;
+}
+
+/* The planned clear of the inject step st (mono_ns), 0 for an instant
+ * fault: an agent restores by itself after it plus its lease. */
+static uint64_t clear_time(const struct timeline *tl, const struct fault *f,
+                           const struct step *st)
+{
+    const struct fault_schedule *s = &f->schedule;
+    switch (s->shape) {
+    case FAULT_STEPPED:
+        return tl->t0 + st->t + s->period_ns / 2;
+    case FAULT_LASTING:
+        return tl->t0 + (s->clear_after_ns ? st->t + s->clear_after_ns : tl->end_ns);
+    case FAULT_INSTANT:
+        break;
+    }
+    return 0;
+}
+
+struct fault_thread {
+    struct timeline *tl;
+    unsigned fault;
+};
+
+/* One fault's own schedule, in a thread of its own: a slow step of one
+ * fault (a restart of a server, a command) never holds back another's. */
+static void *run_fault(void *arg)
+{
+    struct fault_thread *ft = arg;
+    struct timeline *tl = ft->tl;
+    struct fault *f = &tl->faults[ft->fault];
     /* Real-time priority when allowed (root): the workload's threads keep
      * both cores busy, and a fault should not wait for a time slice.  The
      * thread sleeps almost all the time, so it costs them nothing. */
@@ -278,15 +443,17 @@ static void *run_schedule(void *arg)
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
     for (unsigned i = 0; i < tl->nsteps; i++) {
         const struct step *st = &tl->steps[i];
-        struct fault *f = &tl->faults[st->fault];
+        if (st->fault != ft->fault)
+            continue;
         if (st->t >= tl->end_ns)
             break; /* nothing starts after the workload; finish() clears */
-        if (st->inject && f->nundo < f->nplanned) {
-            uint64_t ahead = st->t > UNDO_AHEAD_NS ? st->t - UNDO_AHEAD_NS : 0;
+        if (st->inject && !f->error[0]) {
+            uint64_t lead = lead_of(f);
+            uint64_t ahead = st->t > lead ? st->t - lead : 0;
             if (!wait_until(tl, ahead))
                 break;
             char err[512];
-            if (fault_write_undo(f, err, sizeof err) != 0) {
+            if (f->via->arm(f, tl->t0 + st->t, clear_time(tl, f, st), err, sizeof err) != 0) {
                 snprintf(f->error, sizeof f->error, "not injected: %s", err);
                 emit(tl, "fault-failed", f, err);
                 continue; /* never apply what could not be recorded */
@@ -304,17 +471,60 @@ static void *run_schedule(void *arg)
     return NULL;
 }
 
+/* The agents hear from us every HEARTBEAT_NS until the workload ends:
+ * they leave only after a long silence (agent.h). */
+static void *run_heartbeat(void *arg)
+{
+    struct timeline *tl = arg;
+    pthread_mutex_lock(&tl->mu);
+    while (!tl->stop) {
+        uint64_t wake = mono_ns() + HEARTBEAT_NS;
+        struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+                              .tv_nsec = (long)(wake % 1000000000ull)};
+        pthread_cond_timedwait(&tl->cv, &tl->mu, &ts);
+        if (tl->stop)
+            break;
+        pthread_mutex_unlock(&tl->mu);
+        for (unsigned k = 0; k < FL_MAX_HOSTS; k++)
+            if (tl->remotes[k])
+                remote_ping(tl->remotes[k]);
+        pthread_mutex_lock(&tl->mu);
+    }
+    pthread_mutex_unlock(&tl->mu);
+    return NULL;
+}
+
 int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen)
 {
     tl->t0 = t0;
     if (!tl->n)
         return 0;
-    int rc = pthread_create(&tl->thread, NULL, run_schedule, tl);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot start the fault timeline: %s", strerror(rc));
+    for (unsigned k = 0; k < FL_MAX_HOSTS; k++)
+        if (tl->remotes[k])
+            remote_set_t0(tl->remotes[k], t0);
+    tl->threads = calloc(tl->n + 1, sizeof *tl->threads);
+    tl->thread_args = calloc(tl->n, sizeof *tl->thread_args);
+    if (!tl->threads || !tl->thread_args) {
+        snprintf(err, errlen, "out of memory for the fault timeline");
         return -1;
     }
     tl->running = true;
+    for (unsigned i = 0; i <= tl->n; i++) {
+        int rc;
+        if (i < tl->n) {
+            tl->thread_args[i] = (struct fault_thread){tl, i};
+            rc = pthread_create(&tl->threads[i], NULL, run_fault, &tl->thread_args[i]);
+        } else if (tl->nremotes) {
+            rc = pthread_create(&tl->threads[i], NULL, run_heartbeat, tl);
+        } else {
+            break;
+        }
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot start the fault timeline: %s", strerror(rc));
+            return -1; /* timeline_finish() stops and joins the ones started */
+        }
+        tl->nthreads++;
+    }
     return 0;
 }
 
@@ -325,7 +535,9 @@ void timeline_finish(struct timeline *tl)
         tl->stop = true;
         pthread_cond_broadcast(&tl->cv);
         pthread_mutex_unlock(&tl->mu);
-        pthread_join(tl->thread, NULL);
+        for (unsigned i = 0; i < tl->nthreads; i++)
+            pthread_join(tl->threads[i], NULL);
+        tl->nthreads = 0;
         tl->running = false;
     }
     bool all_clear = true;
@@ -335,6 +547,41 @@ void timeline_finish(struct timeline *tl)
             do_clear(tl, f, "at the end of the workload");
         if (f->nundo || f->undo_failed)
             all_clear = false; /* an undo that failed: cleanup will retry */
+    }
+    /* Every agent says bye; late answers (a clear its lease did) come in. */
+    bool agents = false;
+    for (unsigned k = 0; k < FL_MAX_HOSTS && !tl->agents_done; k++) {
+        struct remote *r = tl->remotes[k];
+        if (!r)
+            continue;
+        uint64_t now = mono_ns(), last = remote_last_lease(r) + 3000000000ull;
+        uint64_t deadline = now + 3000000000ull > last ? now + 3000000000ull : last;
+        if (deadline > now + 30000000000ull)
+            deadline = now + 30000000000ull;
+        char err[1024];
+        agents = true;
+        int rc = remote_bye(r, deadline, err, sizeof err);
+        for (unsigned i = 0; i < tl->n; i++) /* what it said late goes into the faults */
+            if (tl->faults[i].remote == r)
+                remote_settle(&tl->faults[i]);
+        if (rc == 0) {
+            undo_done(&tl->undo, tl->agent_seq[k], err, sizeof err);
+        } else {
+            all_clear = false; /* `faultline cleanup` asks the agent again */
+            char what[1400];
+            snprintf(what, sizeof what, "%s; `faultline cleanup %s` has the agent on %s replay "
+                     "its undo log", err, tl->env.dir, tl->env.hosts[k].name);
+            events_emit(tl->events, 0, "agent-unconfirmed", NULL, what);
+        }
+    }
+    tl->agents_done = true;
+    /* An apply the agent answered late: its delay is known now. */
+    for (unsigned i = 0; agents && i < tl->n; i++) {
+        struct fault *f = &tl->faults[i];
+        if (f->answer_late && f->applied && !f->indeterminate && tl->ndelays < tl->nsteps) {
+            add_delay(tl, i, f->injected_ns > f->scheduled_ns ? f->injected_ns - f->scheduled_ns : 0);
+            f->answer_late = false;
+        }
     }
     if (tl->undo_open) {
         undo_close(&tl->undo, all_clear);
@@ -350,18 +597,28 @@ static int by_u64(const void *a, const void *b)
 
 unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, double *max)
 {
+    return timeline_delays_of(tl, NULL, p50, p99, max);
+}
+
+unsigned timeline_delays_of(const struct timeline *tl, const char *action, double *p50,
+                            double *p99, double *max)
+{
     *p50 = *p99 = *max = 0;
     if (!tl->ndelays)
         return 0;
     uint64_t *d = malloc(tl->ndelays * sizeof *d);
     if (!d)
         return 0;
-    memcpy(d, tl->delays, tl->ndelays * sizeof *d);
-    qsort(d, tl->ndelays, sizeof *d, by_u64);
-    unsigned n = tl->ndelays;
-    *p50 = (double)d[(n - 1) / 2] / 1e6;
-    *p99 = (double)d[(unsigned)((n - 1) * 0.99)] / 1e6;
-    *max = (double)d[n - 1] / 1e6;
+    unsigned n = 0;
+    for (unsigned i = 0; i < tl->ndelays; i++)
+        if (!action || strcmp(tl->faults[tl->delay_fault[i]].ops->action, action) == 0)
+            d[n++] = tl->delays[i];
+    if (n) {
+        qsort(d, n, sizeof *d, by_u64);
+        *p50 = (double)d[(n - 1) / 2] / 1e6;
+        *p99 = (double)d[(unsigned)((n - 1) * 0.99)] / 1e6;
+        *max = (double)d[n - 1] / 1e6;
+    }
     free(d);
     return n;
 }
@@ -369,14 +626,37 @@ unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, do
 void timeline_free(struct timeline *tl)
 {
     timeline_finish(tl);
-    for (unsigned i = 0; tl->faults && i < tl->n; i++)
+    for (unsigned k = 0; k < FL_MAX_HOSTS; k++) {
+        remote_close(tl->remotes[k]);
+        tl->remotes[k] = NULL;
+    }
+    for (unsigned i = 0; tl->faults && i < tl->n; i++) {
+        tl->faults[i].remote = NULL; /* its state went with the connection */
+        if (tl->faults[i].via == &fault_via_ssh)
+            tl->faults[i].state = NULL;
         fault_release(&tl->faults[i]);
+    }
     free(tl->faults);
     free(tl->steps);
     free(tl->delays);
+    free(tl->delay_fault);
+    free(tl->threads);
+    free(tl->thread_args);
+    tl->threads = NULL;
+    tl->thread_args = NULL;
     tl->delays = NULL;
+    tl->delay_fault = NULL;
     tl->faults = NULL;
     tl->steps = NULL;
     pthread_mutex_destroy(&tl->mu);
     pthread_cond_destroy(&tl->cv);
+}
+
+unsigned timeline_agents(const struct timeline *tl, struct remote_info *out, unsigned max)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < FL_MAX_HOSTS && n < max; k++)
+        if (tl->remotes[k])
+            remote_get_info(tl->remotes[k], &out[n++]);
+    return n;
 }

@@ -10,9 +10,11 @@
  *             the end of the workload), a stepped one (port-flap) goes
  *             through its inject/clear pairs, an instant one has no clear
  *   inject    20 ms ahead the undo records are written and synced to
- *             DIR/undo.log; at the exact time the family's inject() runs
- *             (one netlink or nft call), in a thread of its own that sleeps
- *             to 200 µs before and spins the rest
+ *             DIR/undo.log (on an ssh host: 1.5 s ahead, "apply at T" goes
+ *             to its agent, which writes its own); at the exact time the
+ *             family's inject() runs (one netlink or nft call), in the
+ *             fault's own thread, which sleeps to 200 µs before and spins
+ *             the rest: a slow step of one fault never delays another
  *   clear     the family's clear() (usually: replay its undo records) and a
  *             done mark for each record
  *   finish    at the end of the workload (also after SIGINT/SIGTERM) every
@@ -29,6 +31,7 @@
 #include <stdint.h>
 
 #include "../faults/fault.h"
+#include "../faults/remote.h"
 #include "../faults/undo.h"
 #include "events.h"
 #include "lab/lab.h"
@@ -54,13 +57,22 @@ struct timeline {
     uint64_t t0;          /* mono_ns() at the workload start */
     uint64_t end_ns;      /* the workload's duration: no fault starts after it */
     uint64_t *delays; /* ns from each inject step's time to its change being made */
+    unsigned *delay_fault; /* ... and whose step it was */
     unsigned ndelays;
     _Atomic unsigned active; /* faults in effect now, for the progress line */
-    pthread_t thread;
+    pthread_t *threads; /* one per fault (its own schedule), and the agents' heartbeat */
+    struct fault_thread *thread_args;
+    unsigned nthreads;
     bool running;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool stop;
+    bool quiet;
+    /* agents of ssh hosts, by index in env.hosts, and their undo records */
+    struct remote *remotes[FL_MAX_HOSTS];
+    int agent_seq[FL_MAX_HOSTS];
+    bool agents_done; /* every agent said bye (or could not) */
+    unsigned nremotes;
 };
 
 /* Resolves and checks every fault of sc (nothing is applied yet).
@@ -87,5 +99,12 @@ void timeline_free(struct timeline *tl);
 /* Scheduled-to-applied delays of every inject step: count and percentiles
  * (ms); 0 when nothing was injected. */
 unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, double *max);
+
+/* The same for the faults of one action (family). */
+unsigned timeline_delays_of(const struct timeline *tl, const char *action, double *p50,
+                            double *p99, double *max);
+
+/* The agents the run talked to (ssh hosts): round trip, clock offset. */
+unsigned timeline_agents(const struct timeline *tl, struct remote_info *out, unsigned max);
 
 #endif

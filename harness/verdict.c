@@ -19,7 +19,7 @@ static size_t corrupted_blocks(const struct verdict_input *in, struct hit *out, 
         const struct fault *f = &in->faults[i];
         const uint64_t(*ranges)[2];
         bool on_target = false;
-        unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
+        unsigned nranges = fault_overwrote(f, &ranges, &on_target);
         if (!f->applied || f->error[0] || !on_target || !in->block_size)
             continue;
         for (unsigned r = 0; r < nranges; r++) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,12 +316,39 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         waitpid(pid, NULL, WNOHANG);
         return 0;
     }
-    if (s != PROC_ZOMBIE && kill(pid, sig) != 0 && errno != ESRCH) {
+    /* A pidfd names this very process: opened, then checked against the
+     * start time, nothing can take its PID before the signal. */
+    int pidfd = sig == SIGKILL && s != PROC_ZOMBIE ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+    if (pidfd >= 0 && proc_state(pid, start) == PROC_GONE) {
+        close(pidfd);
+        return 0;
+    }
+    int sent = s == PROC_ZOMBIE ? 0
+               : pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0)
+                            : kill(pid, sig);
+    if (sent != 0 && errno != ESRCH) {
         snprintf(err, errlen, "cannot signal process %d: %s", (int)pid, strerror(errno));
+        if (pidfd >= 0)
+            close(pidfd);
         return -1;
     }
     if (sig != SIGKILL)
         return 0;
+    if (pidfd >= 0) {
+        /* Readable the moment it has died: the time of death, not the
+         * next look after a sleep. */
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int rc;
+        do
+            rc = poll(&p, 1, 2000);
+        while (rc < 0 && errno == EINTR);
+        close(pidfd);
+        waitpid(pid, NULL, WNOHANG); /* ours: reaped */
+        if (rc == 1)
+            return 0;
+        snprintf(err, errlen, "process %d is still alive 2 s after SIGKILL", (int)pid);
+        return -1;
+    }
     uint64_t until = mono_ns() + 2000000000ull;
     while (mono_ns() < until) {
         if (waitpid(pid, NULL, WNOHANG) == pid) /* ours: reaped, gone */

@@ -250,7 +250,7 @@ static void parse_record(char *line, struct record *r)
     snprintf(r->a, sizeof r->a, "%s", arg);
     r->n1 = strtoull(arg, NULL, 10);
     if (strcmp(r->key, "pid") == 0 || strcmp(r->key, "ctlport") == 0 ||
-        strcmp(r->key, "opt") == 0) {
+        strcmp(r->key, "opt") == 0 || strcmp(r->key, "sshd") == 0) {
         size_t w = strcspn(arg, " ");
         snprintf(r->b, sizeof r->b, "%.*s", (int)(w < 63 ? w : 63), arg);
         const char *rest = arg[w] ? arg + w + 1 : arg + w;
@@ -341,6 +341,12 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
             h->start = r[i].n2;
         } else if (h && strcmp(r[i].key, "ctlport") == 0) {
             h->ctlport = (unsigned)r[i].n1;
+        } else if (h && strcmp(r[i].key, "sshd") == 0) {
+            h->sshd = (pid_t)r[i].n1;
+            h->sshd_start = r[i].n2;
+        } else if (strcmp(r[i].key, "sshd") == 0 && strcmp(r[i].b, LAB_SWITCH_HOST) == 0) {
+            lab->switch_sshd = (pid_t)r[i].n1;
+            lab->switch_sshd_start = r[i].n2;
         }
     }
     free(r);
@@ -449,6 +455,37 @@ static int undo_nsprocs(const struct record *r, void *ctx, char *e, size_t el)
     return kill_netns_procs(r->a, e, el);
 }
 
+/* Every process running an executable from inside the lab directory: the
+ * agents faults over ssh copied there (lab_ssh.c), wherever they run. */
+static int undo_agents(const struct record *r, void *ctx, char *e, size_t el)
+{
+    (void)ctx;
+    size_t len = strlen(r->a);
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    int rc = 0;
+    while (d && (de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == getpid())
+            continue;
+        char link[64], exe[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+        ssize_t n = readlink(link, exe, sizeof exe - 1);
+        if (n <= 0)
+            continue;
+        exe[n] = '\0';
+        if (strncmp(exe, r->a, len) != 0 || exe[len] != '/')
+            continue;
+        uint64_t start = proc_starttime((pid_t)pid);
+        if (start && proc_kill((pid_t)pid, start, SIGKILL, e, el) != 0)
+            rc = -1;
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
 static int undo_link(const struct record *r, void *ctx, char *e, size_t el)
 {
     return ctx ? net_link_delete(ctx, r->a, e, el) : 0;
@@ -502,6 +539,8 @@ int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t err
      * links, namespaces, files. */
     undo_records(r, n, "mount", undo_mount, NULL, &rc, err, errlen);
     undo_records(r, n, "pid", undo_pid, NULL, &rc, err, errlen);
+    undo_records(r, n, "sshd", undo_pid, NULL, &rc, err, errlen);
+    undo_records(r, n, "tree", undo_agents, NULL, &rc, err, errlen);
     undo_records(r, n, "nsprocs", undo_nsprocs, NULL, &rc, err, errlen);
     char e[1024];
     struct nl_sock *sk = net_open(NULL, e, sizeof e);
@@ -628,7 +667,8 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
     for (unsigned i = 1; rc == 0 && i < lab->nhosts; i++)
         rc = build_server(lab, &lab->hosts[i], sk, fd, err, errlen);
     net_close(sk);
-    if (rc != 0 || lab->kind->start(lab, fd, err, errlen) != 0)
+    if (rc != 0 || lab->kind->start(lab, fd, err, errlen) != 0 ||
+        lab_ssh_start(lab, fd, err, errlen) != 0)
         return -1;
     return lab_rec(fd, err, errlen, "ready");
 }
@@ -660,7 +700,15 @@ static bool lab_is_healthy(const struct lab *lab, char *why, size_t n)
             snprintf(why, n, "%s of %s (pid %d) is %s", h->service, h->name, (int)h->pid,
                      proc_state_name(proc_state(h->pid, h->start)));
             ok = false;
+        } else if (h->netns[0] && (!h->sshd || proc_state(h->sshd, h->sshd_start) == PROC_GONE)) {
+            snprintf(why, n, "the sshd of %s is not running", h->name);
+            ok = false;
         }
+    }
+    if (ok && (!lab->switch_sshd ||
+               proc_state(lab->switch_sshd, lab->switch_sshd_start) == PROC_GONE)) {
+        snprintf(why, n, "the sshd of the switch is not running");
+        ok = false;
     }
     net_close(sk);
     if (ok && lab->kind->healthy)
@@ -831,7 +879,8 @@ void lab_fault_lab(const struct lab *lab, struct fault_lab *out)
 
 /* --- status --- */
 
-static void host_json(struct json *j, const struct lab_host *h, struct nl_sock *sk)
+static void host_json(struct json *j, const struct lab *lab, const struct lab_host *h,
+                      struct nl_sock *sk)
 {
     struct link_state st = {0};
     char err[256];
@@ -853,6 +902,7 @@ static void host_json(struct json *j, const struct lab_host *h, struct nl_sock *
     json_str(j, h->port);
     json_key(j, "port_up");
     json_bool(j, st.exists && st.admin_up);
+    lab_ssh_json(lab, j, h->name);
     if (h->pid) {
         json_key(j, "process");
         json_obj_begin(j);
@@ -891,8 +941,14 @@ static void status_json(const struct lab *lab, struct nl_sock *sk, FILE *out)
     json_key(&j, "hosts");
     json_arr_begin(&j);
     for (unsigned i = 0; i < lab->nhosts; i++)
-        host_json(&j, &lab->hosts[i], sk);
+        host_json(&j, lab, &lab->hosts[i], sk);
     json_arr_end(&j);
+    json_key(&j, "switch_host"); /* the switch, reached over ssh ([lab] control = ssh) */
+    json_obj_begin(&j);
+    json_key(&j, "name");
+    json_str(&j, LAB_SWITCH_HOST);
+    lab_ssh_json(lab, &j, LAB_SWITCH_HOST);
+    json_obj_end(&j);
     lab->kind->status(lab, &j, out);
     json_obj_end(&j);
     fputc('\n', out);
@@ -917,8 +973,13 @@ static void status_text(const struct lab *lab, struct nl_sock *sk, FILE *out)
         else if (h->pid && h->netns[0])
             fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
                     proc_state_name(proc_state(h->pid, h->start)));
+        if (h->sshd)
+            fprintf(out, ", ssh root@%s", h->addr);
         fputc('\n', out);
     }
+    if (lab->switch_sshd)
+        fprintf(out, "  switch  ssh root@%s port %d (its ports, for faults over ssh)\n",
+                lab->hosts[0].addr, LAB_SWITCH_SSH_PORT);
     lab->kind->status(lab, NULL, out);
 }
 

@@ -45,11 +45,18 @@
 #define LAB_MAX_HOSTS 8
 #define LAB_OPTS_MAX 512  /* room for the largest kind's own [lab] keys */
 #define LAB_PRIV_MAX 4096 /* room for the largest kind's own names */
+#define LAB_SWITCH_HOST "switch" /* the switch, as an ssh host (lab_ssh.c) */
+#define LAB_SWITCH_SSH_PORT 2222 /* its sshd, on the client's address */
+
+/* [lab] control: how faults reach the lab's hosts. */
+enum { LAB_CONTROL_DIRECT, LAB_CONTROL_SSH };
 
 /* What a lab is brought up with: [lab] of a scenario, or `lab up` options. */
 struct lab_opts {
     char prefix[9];  /* "" = default */
     uint64_t size;   /* [lab] size; 0: the kind's default */
+    int control;     /* [lab] control: LAB_CONTROL_DIRECT or _SSH (a run's, not the lab's) */
+    uint64_t lease_ns; /* [lab] lease: the agents' lease with control = ssh */
     _Alignas(max_align_t) unsigned char kind[LAB_OPTS_MAX]; /* the kind's own keys */
 };
 
@@ -70,6 +77,8 @@ struct lab_host {
     unsigned ctlport; /* the service's control port, 0 for none */
     char log[192];
     char home[160];   /* the server's own files in the lab directory */
+    pid_t sshd;       /* its OpenSSH server (lab_ssh.c), 0 for none */
+    uint64_t sshd_start;
 };
 
 struct lab_kind;
@@ -83,6 +92,8 @@ struct lab {
     unsigned nhosts;
     char dir[128];        /* LAB_DATA_DIR/P-KIND: backing files, logs */
     struct lab_opts opts; /* as brought up (size: the kind's default when not given) */
+    pid_t switch_sshd;    /* the switch's OpenSSH server, in our namespace */
+    uint64_t switch_sshd_start;
     _Alignas(max_align_t) unsigned char priv[LAB_PRIV_MAX]; /* the kind's own names */
 };
 
@@ -187,6 +198,21 @@ void lab_status(const struct lab *lab, bool json, FILE *out);
 
 /* `faultline lab up|down|status KIND [--prefix P] [--json] [--KEY VALUE]` */
 int cmd_lab(int argc, char **argv);
+
+/* --- lab_ssh.c: an OpenSSH server on every host --- */
+
+/* Keys, known_hosts and one sshd per server and for the switch; each
+ * recorded ("sshd HOST PID START") before it starts.  0, or -1 with err. */
+int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen);
+
+/* How to reach lab host `host` (or LAB_SWITCH_HOST) over ssh, and the
+ * command that starts its service again (restart may be NULL).  false:
+ * the host has no sshd. */
+bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
+                size_t n);
+
+/* ssh, ssh_identity, ssh_known_hosts, agent_dir of a host, into `lab status --json`. */
+void lab_ssh_json(const struct lab *lab, struct json *j, const char *host);
 
 /* --- for the kinds' files --- */
 

@@ -10,6 +10,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: faultline lab up|down|status KIND [--prefix P] [--json] [--size SIZE]\n"
                  "                     [--KEY VALUE]...\n"
+                 "       faultline lab restart KIND HOST [--prefix P]\n"
                  "\n"
                  "The embedded lab: a storage cluster on this machine, in network namespaces\n"
                  "on a Linux bridge, addresses from 198.18.0.0/15.  KIND:\n");
@@ -20,7 +21,10 @@ static void usage(FILE *out)
     fprintf(out, "\n"
                  "  up       build it (harmless when it is up already)\n"
                  "  down     remove everything it created, also after a crash\n"
-                 "  status   hosts, addresses, switch ports, processes, portals (exit 1: not up)\n"
+                 "  status   hosts, addresses, switch ports, processes, portals, ssh (exit 1: not\n"
+                 "           up)\n"
+                 "  restart  start the service of HOST again, configured as before (what a\n"
+                 "           restart fault does; over ssh, the host's agent runs this)\n"
                  "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX)\n"
                  "  --json       status as JSON\n"
                  "  --size SIZE  for up: the storage of each server (sparse); default");
@@ -64,7 +68,7 @@ static int set_option(const struct lab_kind *k, struct lab_opts *o, const char *
 
 /* The verb's words: operation, kind and options.  0, or the exit status. */
 struct lab_args {
-    const char *op, *kind, *prefix;
+    const char *op, *kind, *host, *prefix;
     bool json;
     const char *size;
     const char *options[32][2]; /* --KEY VALUE, applied once the kind is known */
@@ -95,6 +99,8 @@ static int parse_args(int argc, char **argv, struct lab_args *a)
             a->op = argv[i];
         } else if (!a->kind) {
             a->kind = argv[i];
+        } else if (!a->host && strcmp(a->op, "restart") == 0) {
+            a->host = argv[i];
         } else {
             fprintf(stderr, "faultline: extra argument %s\n\n", argv[i]);
             usage(stderr);
@@ -191,6 +197,20 @@ int cmd_lab(int argc, char **argv)
         return lab_down_verb(k, prefix);
     if (strcmp(a.op, "status") == 0)
         return lab_status_verb(k, a.json, prefix);
+    if (strcmp(a.op, "restart") == 0) {
+        struct lab lab;
+        char e[2048];
+        if (!a.host) {
+            fprintf(stderr, "faultline: lab restart needs a host\n");
+            return 2;
+        }
+        if (lab_load(k, prefix, &lab, e, sizeof e) != 0 || lab_restart(&lab, a.host, e, sizeof e)) {
+            fprintf(stderr, "faultline: lab restart %s %s: %s\n", k->name, a.host, e);
+            return 2;
+        }
+        printf("%s of lab %s (prefix %s) started again\n", a.host, k->name, prefix);
+        return 0;
+    }
     fprintf(stderr, "faultline: unknown lab operation '%s'\n\n", a.op);
     usage(stderr);
     return 2;

@@ -447,7 +447,21 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
     json_str(j, f->detail);
     const uint64_t(*ranges)[2];
     bool on_target;
-    unsigned nranges = f->ops->overwrote ? f->ops->overwrote(f, &ranges, &on_target) : 0;
+    unsigned nranges = fault_overwrote(f, &ranges, &on_target);
+    json_key(j, "transport");
+    json_str(j, f->via ? f->via->transport : "local");
+    json_key(j, "applied_by");
+    if (f->remote)
+        json_str(j, f->via_host); /* the host whose agent applied it */
+    else
+        json_null(j);
+    json_key(j, "cleared_by"); /* controller, lease (the agent by itself), close, unconfirmed */
+    if (f->cleared_by[0])
+        json_str(j, f->cleared_by);
+    else
+        json_null(j);
+    json_key(j, "indeterminate");
+    json_bool(j, f->indeterminate);
     if (nranges) {
         json_key(j, "ranges");
         json_arr_begin(j);
@@ -469,9 +483,68 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
     json_obj_end(j);
 }
 
+/* How a host is reached: over ssh (its agent), into a namespace, or here. */
+static const struct remote_info *agent_of_host(const struct report *r, const char *name)
+{
+    for (unsigned i = 0; i < r->nagents; i++)
+        if (strcmp(r->agents[i].host, name) == 0)
+            return &r->agents[i];
+    return NULL;
+}
+
+static bool host_used(const struct report *r, const char *name)
+{
+    for (unsigned i = 0; i < r->nfaults; i++)
+        if (strcmp(r->faults[i].spec.host, name) == 0 ||
+            strcmp(r->faults[i].via_host, name) == 0)
+            return true;
+    return false;
+}
+
+static const char *transport_of(const struct report *r, const struct fault_host *h)
+{
+    return agent_of_host(r, h->name) ? "ssh" : h->ssh.dest[0] ? "ssh" : h->netns[0] ? "netns"
+                                                                                    : "local";
+}
+
+/* Per host the faults used: its transport, and over ssh the round trip and
+ * clock offset measured at the start. */
+static void json_hosts(struct json *j, const struct report *r)
+{
+    json_key(j, "hosts");
+    json_arr_begin(j);
+    for (unsigned i = 0; i < r->nhosts; i++) {
+        const struct fault_host *h = &r->hosts[i];
+        if (!host_used(r, h->name))
+            continue;
+        const struct remote_info *a = agent_of_host(r, h->name);
+        json_obj_begin(j);
+        json_key(j, "name");
+        json_str(j, h->name);
+        json_key(j, "transport");
+        json_str(j, transport_of(r, h));
+        if (a) {
+            json_key(j, "ssh");
+            json_str(j, a->dest);
+            json_key(j, "rtt_ms");
+            json_num(j, (double)a->rtt_ns / 1e6, 3);
+            json_key(j, "clock_offset_ms");
+            double off = (double)a->offset_ns / 1e6;
+            json_num(j, off > -0.0005 && off < 0.0005 ? 0.0 : off, 3); /* no "-0" */
+            json_key(j, "connect_s");
+            json_num(j, (double)a->connect_ns / 1e9, 3);
+            json_key(j, "agent_copied");
+            json_bool(j, a->copied);
+        }
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
 /* Every fault, and how exactly the injections landed. */
 static void json_faults(struct json *j, const struct report *r)
 {
+    json_hosts(j, r);
     json_key(j, "faults");
     json_arr_begin(j);
     for (unsigned i = 0; i < r->nfaults; i++)
@@ -487,6 +560,24 @@ static void json_faults(struct json *j, const struct report *r)
     json_num(j, r->inject_p99_ms, 3);
     json_key(j, "max_ms");
     json_num(j, r->inject_max_ms, 3);
+    json_key(j, "families");
+    json_arr_begin(j);
+    for (unsigned i = 0; i < r->nfamily_timing; i++) {
+        const struct family_timing *ft = &r->family_timing[i];
+        json_obj_begin(j);
+        json_key(j, "action");
+        json_str(j, ft->action);
+        json_key(j, "injections");
+        json_u64(j, ft->injections);
+        json_key(j, "p50_ms");
+        json_num(j, ft->p50_ms, 3);
+        json_key(j, "p99_ms");
+        json_num(j, ft->p99_ms, 3);
+        json_key(j, "max_ms");
+        json_num(j, ft->max_ms, 3);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
     json_obj_end(j);
 }
 
@@ -667,6 +758,14 @@ static void text_faults(FILE *f, const struct report *r)
         fprintf(f, "; no baseline (no healthy time between warmup and the first fault):\n");
     else
         fprintf(f, ":\n");
+    for (unsigned i = 0; i < r->nhosts; i++) {
+        const struct fault_host *h = &r->hosts[i];
+        const struct remote_info *a = agent_of_host(r, h->name);
+        if (a && host_used(r, h->name))
+            fprintf(f, "    host %-11s over ssh %s: round trip %.3f ms, clock offset %+.3f ms, "
+                    "agent %s\n", h->name, a->dest, (double)a->rtt_ns / 1e6,
+                    (double)a->offset_ns / 1e6, a->copied ? "copied over" : "up to date");
+    }
     for (unsigned i = 0; i < r->nfaults; i++) {
         const struct fault *x = &r->faults[i];
         char when[96];
@@ -677,8 +776,13 @@ static void text_faults(FILE *f, const struct report *r)
                      (double)x->cleared_ns / 1e9);
         else
             snprintf(when, sizeof when, "%.3f s", (double)x->injected_ns / 1e9);
-        fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->spec.name, x->ops->action,
-                (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host,
+        char by[160] = "";
+        if (x->remote)
+            snprintf(by, sizeof by, "; through the agent on %s, cleared by %s%s", x->via_host,
+                     x->cleared_by[0] ? x->cleared_by : "-",
+                     x->indeterminate ? "; INDETERMINATE (never answered)" : "");
+        fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s%s\n", x->spec.name, x->ops->action,
+                (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host, by,
                 x->error[0] ? "; " : "", x->error);
         if (r->recovery)
             text_recovery(f, r, &r->recovery[i]);

@@ -23,6 +23,7 @@
 #include "../../checks/findings.h"
 #include "../../checks/recovery.h"
 #include "../../faults/fault.h"
+#include "../../faults/remote.h"
 #include "../../workloads/backend.h"
 #include "../../workloads/journal.h"
 #include "../../workloads/meta.h"
@@ -55,8 +56,18 @@ struct report {
     const struct event_log *events; /* path and lab events, may be NULL */
     const struct fault *faults;   /* the run's faults and what happened to them */
     unsigned nfaults;
+    const struct fault_host *hosts; /* every host the faults could name (timeline env) */
+    unsigned nhosts;
+    const struct remote_info *agents; /* the ssh hosts' agents: round trip, clock offset */
+    unsigned nagents;
     unsigned injections;          /* inject steps, and their delays (ms) */
     double inject_p50_ms, inject_p99_ms, inject_max_ms;
+    struct family_timing {        /* the same per family (action) */
+        const char *action;
+        unsigned injections;
+        double p50_ms, p99_ms, max_ms;
+    } family_timing[FL_MAX_FAULTS];
+    unsigned nfamily_timing;
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
     /* the outage, measured (run only; NULL/0 otherwise) */

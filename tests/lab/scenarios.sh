@@ -32,6 +32,8 @@ why() {
             ([.path_events[] | select(.event == "switch") | .portal | lab("11")] == [true]) and
             ([.path_events[] | select(.event | IN("loss", "reconnect", "connect-failed"))] == [])' ;;
     iscsi-controller-kill) WHY='[.faults[0].path_events[] | select(.event == "switch")] | length >= 1' ;;
+    # the same, and the kill went through the agent on ctrl-a over ssh
+    iscsi-controller-kill-ssh) WHY='([.faults[0].path_events[] | select(.event == "switch")] | length >= 1) and .faults[0].transport == "ssh" and .faults[0].applied_by == "ctrl-a" and .hosts[0].transport == "ssh" and .hosts[0].rtt_ms > 0' ;;
     iscsi-controller-pause) WHY='([.faults[0].path_events[] | select(.event == "switch")] | length >= 1) and .faults[0].stall_s >= 2' ;;
     iscsi-port-bounce) WHY='.faults[0].stall_s >= 1.5 and .faults[0].steps == 2' ;;
     iscsi-switch-restart) WHY='.faults[0].stall_s >= 3.5' ;;

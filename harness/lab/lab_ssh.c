@@ -1,0 +1,251 @@
+/*
+ * lab_ssh — an OpenSSH server on every lab host, so that faults can reach
+ * the lab exactly as they reach a real cluster ([lab] control = ssh).
+ *
+ * Each server host runs `sshd -D -e -f CONFIG` in its own namespace,
+ * listening only on its lab address, port 22; the switch (our namespace,
+ * where the bridge and its ports are) gets one on the client's address,
+ * port LAB_SWITCH_SSH_PORT.  The lab has its own host key and client key
+ * under LAB/ssh/, and a known_hosts file naming every host, so no login
+ * ever asks anything.  `lab down` stops the servers by their recorded PIDs
+ * ("sshd HOST PID START" records) and removes the keys with the lab.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/proc.h"
+#include "lab.h"
+
+#define SSHD "/usr/sbin/sshd"
+
+static void ssh_dir(const struct lab *lab, char *out, size_t n)
+{
+    snprintf(out, n, "%s/ssh", lab->dir);
+}
+
+/* The address and port host `name` listens on; false: no such host. */
+static bool endpoint(const struct lab *lab, const char *name, char *addr, size_t n,
+                     unsigned *port)
+{
+    if (strcmp(name, LAB_SWITCH_HOST) == 0) {
+        snprintf(addr, n, "%s", lab->hosts[0].addr);
+        *port = LAB_SWITCH_SSH_PORT;
+        return true;
+    }
+    const struct lab_host *h = lab_host(lab, name);
+    if (!h || !h->netns[0])
+        return false;
+    snprintf(addr, n, "%s", h->addr);
+    *port = 22;
+    return true;
+}
+
+static int keygen(const char *path, char *err, size_t errlen)
+{
+    if (access(path, F_OK) == 0)
+        return 0;
+    char out[1024];
+    char *argv[] = {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "faultline-lab",
+                    "-f", (char *)path, NULL};
+    int rc = proc_run(argv, out, sizeof out, 30000);
+    if (rc != 0) {
+        snprintf(err, errlen, "ssh-keygen -f %s failed (%d): %s", path, rc, out);
+        return -1;
+    }
+    return 0;
+}
+
+static int append_lines(const char *from, const char *to, const char *prefix_each, char *err,
+                     size_t errlen, bool append)
+{
+    FILE *in = fopen(from, "r"), *out = fopen(to, append ? "a" : "w");
+    if (!in || !out) {
+        snprintf(err, errlen, "cannot copy %s to %s: %s", from, to, strerror(errno));
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
+        return -1;
+    }
+    char line[2048];
+    while (fgets(line, sizeof line, in))
+        fprintf(out, "%s%s", prefix_each ? prefix_each : "", line);
+    fclose(in);
+    return fclose(out) == 0 ? 0 : -1;
+}
+
+static int write_config(const struct lab *lab, const char *name, const char *addr, unsigned port,
+                        char *path, size_t n, char *err, size_t errlen)
+{
+    char dir[160];
+    ssh_dir(lab, dir, sizeof dir);
+    snprintf(path, n, "%s/sshd-%s.conf", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "# sshd of lab host %s: only its lab address, only the lab's key\n"
+            "ListenAddress %s:%u\n"
+            "HostKey %s/host_key\n"
+            "AuthorizedKeysFile %s/authorized_keys\n"
+            "PermitRootLogin prohibit-password\n"
+            "PasswordAuthentication no\n"
+            "KbdInteractiveAuthentication no\n"
+            "UsePAM no\n"
+            "StrictModes no\n"
+            "PidFile none\n"
+            "LogLevel ERROR\n"
+            "PrintMotd no\n"
+            "AcceptEnv none\n",
+            name, addr, port, dir, dir);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Waits (at most 5 s) until sshd of host `name` has its port open. */
+static int wait_listening(const char *netns, const char *addr, unsigned port, pid_t pid,
+                          uint64_t start, char *err, size_t errlen)
+{
+    char target[96];
+    snprintf(target, sizeof target, "%s:%u", addr, port);
+    for (int i = 0; i < 250; i++) {
+        if (proc_state(pid, start) == PROC_GONE) {
+            snprintf(err, errlen, "sshd for %s exited at once (see its log)", target);
+            return -1;
+        }
+        char out[4096];
+        char *argv[] = {"ss", "-Hltn", "src", target, NULL};
+        if (proc_run_in(netns, argv, out, sizeof out, 5000) == 0 && strstr(out, "LISTEN"))
+            return 0;
+        usleep(20000);
+    }
+    snprintf(err, errlen, "sshd does not listen on %s after 5 s", target);
+    return -1;
+}
+
+static int start_one(struct lab *lab, int fd, const char *name, const char *netns, char *err,
+                     size_t errlen)
+{
+    char addr[64], conf[256], log[256], dir[160];
+    unsigned port;
+    endpoint(lab, name, addr, sizeof addr, &port);
+    ssh_dir(lab, dir, sizeof dir);
+    if (write_config(lab, name, addr, port, conf, sizeof conf, err, errlen) != 0)
+        return -1;
+    snprintf(log, sizeof log, "%s/sshd-%s.log", dir, name);
+    char *argv[] = {SSHD, "-D", "-e", "-f", conf, NULL};
+    pid_t pid;
+    uint64_t start;
+    if (proc_spawn(netns[0] ? netns : NULL, argv, log, &pid, &start, err, errlen) != 0)
+        return -1;
+    if (lab_rec(fd, err, errlen, "sshd %s %d %llu", name, (int)pid,
+                (unsigned long long)start) != 0)
+        return -1;
+    return wait_listening(netns, addr, port, pid, start, err, errlen);
+}
+
+int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    char dir[160], path[256], pub[256], known[256];
+    ssh_dir(lab, dir, sizeof dir);
+    if (access(SSHD, X_OK) != 0) {
+        snprintf(err, errlen, "%s is missing (openssh-server; run make deps)", SSHD);
+        return -1;
+    }
+    /* sshd's privilege separation directory. */
+    if (mkdir_p("/run/sshd", err, errlen) != 0 || mkdir_p(dir, err, errlen) != 0)
+        return -1;
+    chmod(dir, 0700);
+    snprintf(path, sizeof path, "%s/host_key", dir);
+    if (keygen(path, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/client_key", dir);
+    if (keygen(path, err, errlen) != 0)
+        return -1;
+    snprintf(pub, sizeof pub, "%s/client_key.pub", dir);
+    snprintf(path, sizeof path, "%s/authorized_keys", dir);
+    if (append_lines(pub, path, NULL, err, errlen, false) != 0)
+        return -1;
+    /* known_hosts: every host's address with the one host key. */
+    snprintf(known, sizeof known, "%s/known_hosts", dir);
+    snprintf(pub, sizeof pub, "%s/host_key.pub", dir);
+    FILE *k = fopen(known, "w");
+    if (!k || fclose(k) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", known, strerror(errno));
+        return -1;
+    }
+    for (unsigned i = 0; i <= lab->nhosts; i++) {
+        const char *name = i < lab->nhosts ? lab->hosts[i].name : LAB_SWITCH_HOST;
+        char addr[64], who[96];
+        unsigned port;
+        if (!endpoint(lab, name, addr, sizeof addr, &port))
+            continue;
+        if (port == 22)
+            snprintf(who, sizeof who, "%s ", addr);
+        else
+            snprintf(who, sizeof who, "[%s]:%u ", addr, port);
+        if (append_lines(pub, known, who, err, errlen, true) != 0)
+            return -1;
+    }
+    for (unsigned i = 1; i < lab->nhosts; i++)
+        if (lab->hosts[i].netns[0] &&
+            start_one(lab, fd, lab->hosts[i].name, lab->hosts[i].netns, err, errlen) != 0)
+            return -1;
+    return start_one(lab, fd, LAB_SWITCH_HOST, "", err, errlen);
+}
+
+bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
+                size_t n)
+{
+    memset(d, 0, sizeof *d);
+    if (restart && n)
+        restart[0] = '\0';
+    char addr[64], dir[160];
+    unsigned port;
+    if (!endpoint(lab, host, addr, sizeof addr, &port))
+        return false;
+    ssh_dir(lab, dir, sizeof dir);
+    snprintf(d->dest, sizeof d->dest, "root@%s", addr);
+    d->port = port == 22 ? 0 : port;
+    snprintf(d->identity, sizeof d->identity, "%s/client_key", dir);
+    snprintf(d->known_hosts, sizeof d->known_hosts, "%s/known_hosts", dir);
+    snprintf(d->agent_dir, sizeof d->agent_dir, "%s/agent-%s", lab->dir, host);
+    d->lease_ns = 5000000000ull;
+    /* A lab host's service starts again through the lab, as `faultline lab
+     * restart` does it (the same binary, from the host's own session). */
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    const struct lab_host *h = lab_host(lab, host);
+    if (restart && len > 0 && h && h->service[0]) {
+        self[len] = '\0';
+        snprintf(restart, n, "%s lab restart %s %s --prefix %s", self, lab->kind->name, host,
+                 lab->prefix);
+    }
+    return true;
+}
+
+void lab_ssh_json(const struct lab *lab, struct json *j, const char *host)
+{
+    struct ssh_dest d;
+    if (!lab_ssh_of(lab, host, &d, NULL, 0))
+        return;
+    char dest[160];
+    if (d.port)
+        snprintf(dest, sizeof dest, "%s:%llu", d.dest, (unsigned long long)d.port);
+    else
+        snprintf(dest, sizeof dest, "%s", d.dest);
+    json_key(j, "ssh");
+    json_str(j, dest);
+    json_key(j, "ssh_identity");
+    json_str(j, d.identity);
+    json_key(j, "ssh_known_hosts");
+    json_str(j, d.known_hosts);
+    json_key(j, "agent_dir");
+    json_str(j, d.agent_dir);
+}

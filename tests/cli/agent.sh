@@ -1,0 +1,74 @@
+# The far side of faults over ssh, as a user meets it without ssh: the
+# [host] ssh keys are checked at file:line, `build-id` names this build,
+# and `faultline agent` (which faultline itself starts over ssh) speaks
+# JSON lines, refuses what it does not know, and leaves when its stdin
+# closes, cleaning up after a clean bye.
+. "$(dirname "$0")/../lib.sh"
+
+# [host] ssh keys: each mistake at its line, the others only with ssh.
+bad() { # WANT_TEXT, then the [host] lines
+    says=$1
+    shift
+    { printf '[target]\nkind = file\npath = %s/x.img\nsize = 1MiB\n[host far]\n' "$WORK"
+      for l in "$@"; do printf '%s\n' "$l"; done
+      printf '[fault f]\naction = command\nhost = far\ncommand = true\n'; } > "$WORK/host.scn"
+    expect_code 2 "$FAULTLINE" check "$WORK/host.scn"
+    contains "$WORK/err" "$says"
+}
+bad "host.scn:5: [host far] sudo needs ssh = [USER@]ADDRESS[:PORT]" "sudo = yes"
+bad "host.scn:5: [host far] ssh_identity needs ssh" "ssh_identity = /root/.ssh/id"
+bad "host.scn:5: [host far] ssh: '99999' is not a port (1..65535)" "ssh = root@10.0.0.1:99999"
+bad "host.scn:5: [host far] ssh: 'root@' is not [USER@]ADDRESS[:PORT]" "ssh = root@"
+bad "host.scn:5: [host far] agent_dir: '/var/tmp/my agent' may hold only" "ssh = h" "agent_dir = /var/tmp/my agent"
+bad "host.scn:5: [host far] ssh_options: no quotes" "ssh = h" "ssh_options = -o 'ProxyCommand=x'"
+bad "host.scn:7: lease: " "ssh = h" "lease = forever"
+# and a good one: checked, not connected to
+{ printf '[target]\nkind = file\npath = %s/x.img\nsize = 1MiB\n' "$WORK"
+  printf '[host far]\nssh = admin@198.18.0.9:2222\nsudo = yes\nlease = 2s\nrestart = systemctl start tgt\n'
+  printf '[fault f]\naction = kill\nhost = far\nprocess = tgtd\nrestart_after = 1s\n'; } > "$WORK/good.scn"
+expect_code 0 "$FAULTLINE" check "$WORK/good.scn"
+expect_code 0 "$FAULTLINE" help scenario
+for key in ssh ssh_identity ssh_known_hosts ssh_options sudo agent_dir lease restart control; do
+    grep -q "^  $key " "$WORK/out" || fail "help scenario does not list '$key'"
+done
+
+# build-id: the same for the same file, another for another file.
+expect_code 0 "$FAULTLINE" build-id
+id=$(cat "$WORK/out")
+echo "$id" | grep -Eq '^[0-9a-f]{8}-[0-9]+$' || fail "build-id '$id' is not crc-size"
+cp "$FAULTLINE" "$WORK/copy"
+[ "$("$WORK/copy" build-id)" = "$id" ] || fail "a copy has another build id"
+printf 'x' >> "$WORK/copy"
+[ "$("$WORK/copy" build-id)" != "$id" ] || fail "a changed copy has the same build id"
+
+# agent usage
+expect_code 2 "$FAULTLINE" agent --dir "$WORK/a"
+contains "$WORK/err" "agent needs --dir DIR and one of --run TAG, --cleanup TAG"
+expect_code 0 "$FAULTLINE" agent --help
+contains "$WORK/out" "never listens on a port"
+
+# The agent over pipes: hello, answers, refusals, bye.
+printf '%s\n' 'not json' '{"op":"melt"}' '{"op":"time","seq":1}' \
+    '{"op":"prepare","id":1,"name":"m","action":"command","k.command":"touch '"$WORK"'/mark","k.undo":"rm -f '"$WORK"'/mark","host":"here","tag":"fl00cafe"}' \
+    '{"op":"bye"}' | "$FAULTLINE" agent --dir "$WORK/a" --run fl00cafe > "$WORK/agent.out" 2> "$WORK/agent.err" ||
+    { cat "$WORK/agent.err" >&2; fail "the agent did not end cleanly after bye"; }
+sed -n 1p "$WORK/agent.out" | jq -e --arg id "$id" '.ev == "hello" and .build == $id and .pid > 0' > /dev/null ||
+    fail "no hello with our build id: $(sed -n 1p "$WORK/agent.out")"
+sed -n 2p "$WORK/agent.out" | jq -e '.re == "error" and (.error | startswith("malformed message"))' > /dev/null ||
+    fail "not json was not refused: $(sed -n 2p "$WORK/agent.out")"
+sed -n 3p "$WORK/agent.out" | jq -e '.re == "error" and (.error | contains("unknown op '"'melt'"'"))' > /dev/null ||
+    fail "an unknown op was not refused: $(sed -n 3p "$WORK/agent.out")"
+sed -n 4p "$WORK/agent.out" | jq -e '.re == "time" and .seq == 1 and .mono_ns > 0' > /dev/null ||
+    fail "no time answer: $(sed -n 4p "$WORK/agent.out")"
+sed -n 5p "$WORK/agent.out" | jq -e '.re == "prepare" and .ok' > /dev/null ||
+    fail "the prepare failed: $(sed -n 5p "$WORK/agent.out")"
+sed -n 6p "$WORK/agent.out" | jq -e '.re == "bye" and .open == 0' > /dev/null ||
+    fail "no bye: $(sed -n 6p "$WORK/agent.out")"
+[ ! -e "$WORK/mark" ] || fail "a fault that was never applied ran"
+[ ! -e "$WORK/a/run-fl00cafe" ] || fail "a clean bye left the agent's run directory"
+
+# A cleanup of a run the agent has nothing of: says so in one line.
+expect_code 0 "$FAULTLINE" agent --dir "$WORK/a" --cleanup fl00beef
+jq -e '.re == "cleanup" and .ok and .undone == 0 and .restored == ""' "$WORK/out" > /dev/null ||
+    fail "cleanup answer: $(cat "$WORK/out")"
+pass

@@ -1,0 +1,453 @@
+# Faults over ssh, on the iSCSI lab with [lab] control = ssh: every family
+# is applied by `faultline agent` on a controller (or on the switch, for
+# the ports), checked from outside the way faults.sh checks it, and
+# cleared.  Then the agents restore their hosts without the controller
+# (faultline SIGKILLed during a pause and during a partition that cuts
+# the session itself), copy themselves over, refuse a host that cannot
+# run them, and `faultline cleanup` reaches a host whose agent was killed.
+. "$(dirname "$0")/../lib.sh"
+
+command -v ssh > /dev/null && [ -x /usr/sbin/sshd ] || fail "ssh or sshd is missing (make deps)"
+iscsi_lab_up
+NS_A=$P-iscsi-ctrl-a
+NS_B=$P-iscsi-ctrl-b
+LAB=/var/tmp/faultline-labs/$P-iscsi
+is_up() { [ $(($(cat "/sys/class/net/$1/flags") & 1)) = 1 ]; }
+ns_up() { ip -n "$1" -j link show "$2" | jq -e '.[0].flags | index("UP") != null' > /dev/null; }
+nft_packets() { # netns table: packets counted by all its rules
+    ip netns exec "$1" nft -j list table inet "$2" |
+        jq '[.nftables[] | .rule? | select(.) | .expr[] | .counter? | select(.) | .packets] | add'
+}
+table_of() { # events fault: the nft table named in its inject event
+    grep -F '"event":"fault-inject"' "$1" | grep -F "[fault $2]" |
+        sed -n 's/.*nft table \([a-z0-9_]*\).*/\1/p' | head -1
+}
+has_table() { ip netns exec "$1" nft list table inet "$2" > /dev/null 2>&1; }
+stat_of() { sed -n 's/^.*) \(.\).*/\1/p' "/proc/$1/stat" 2> /dev/null || true; }
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+# until_ms LIMIT_MS CMD...: waits (10 ms steps) until CMD succeeds; prints
+# how long it took, or fails after LIMIT_MS.
+until_ms() {
+    lim=$1
+    shift
+    t0=$(ms_now)
+    while ! "$@"; do
+        [ $(($(ms_now) - t0)) -lt "$lim" ] || return 1
+        sleep 0.01
+    done
+    echo $(($(ms_now) - t0))
+}
+
+# The lab's own answer to "how do I reach it": ssh, key, known_hosts.
+[ "$(lab_host ctrl-a ssh)" = "root@$(lab_host ctrl-a address)" ] || fail "lab status: ssh of ctrl-a"
+[ -s "$(lab_host ctrl-a ssh_identity)" ] && [ -s "$(lab_host ctrl-a ssh_known_hosts)" ] ||
+    fail "lab status: no ssh_identity or ssh_known_hosts for ctrl-a"
+ssh -T -oBatchMode=yes -i "$(lab_host ctrl-b ssh_identity)" \
+    -oUserKnownHostsFile="$(lab_host ctrl-b ssh_known_hosts)" -oStrictHostKeyChecking=yes \
+    "$(lab_host ctrl-b ssh)" ip -br addr show eth0 > "$WORK/login" 2>&1 ||
+    { cat "$WORK/login" >&2; fail "cannot log in to ctrl-b with the lab's key"; }
+grep -qF "$(lab_host ctrl-b address)" "$WORK/login" || fail "the login did not land in ctrl-b's namespace"
+
+# --- the network families, one after the other; the agent dirs start empty ---
+[ ! -e "$LAB/agent-ctrl-a" ] && [ ! -e "$LAB/agent-switch" ] || fail "agent dirs exist before the first run"
+cat > "$WORK/net.scn" <<EOS
+[scenario]
+name = ssh-net
+duration = 21s
+lab = iscsi
+[lab]
+control = ssh
+lease = 1s
+[target]
+kind = iscsi
+[workload]
+read = 70%
+depth = 8
+[fault a-bw]
+action = bandwidth
+host = ctrl-a
+rate = 8mbit
+direction = out
+at = 1s
+duration = 2500ms
+[fault b-port]
+action = port-down
+host = ctrl-b
+at = 4s
+duration = 1500ms
+[fault b-flap]
+action = port-flap
+host = ctrl-b
+at = 6s
+count = 3
+period = 800ms
+[fault sw]
+action = switch-down
+host = switch
+at = 9s
+duration = 1200ms
+[fault b-link]
+action = link-down
+host = ctrl-b
+at = 12s
+duration = 1s
+[fault a-loss]
+action = loss
+host = ctrl-a
+percent = 30
+port = 3260
+at = 14s
+duration = 2s
+[fault b-part]
+action = partition
+host = ctrl-b
+peers = client
+at = 17s
+duration = 2s
+EOS
+expect_code 0 "$FAULTLINE" check "$WORK/net.scn"
+"$FAULTLINE" run "$WORK/net.scn" --out "$WORK/net" --quiet --keep-lab > "$WORK/net.out" 2>&1 &
+run=$!
+E=$WORK/net/events.jsonl O=$WORK/net.out
+
+wait_event "$E" fault-inject a-bw "$O"
+sent() { ip netns exec "$1" tc -s -j qdisc show dev eth0 | jq '[.[] | select(.kind == "tbf") | .bytes] | add // -1'; }
+a1=$(sent "$NS_A")
+[ "$a1" -ge 0 ] || fail "bandwidth: no tbf qdisc on eth0 of ctrl-a"
+sleep 1
+ra=$(($(sent "$NS_A") - a1))
+# 8 Mbit/s is 1,000,000 bytes/s; allow the 10 ms burst and timing slack.
+[ $ra -gt 100000 ] && [ $ra -lt 1300000 ] || fail "bandwidth: $ra bytes in 1 s through the cap of ctrl-a"
+wait_event "$E" fault-clear a-bw "$O"
+[ "$(sent "$NS_A")" = -1 ] || fail "bandwidth: a tbf qdisc is left"
+
+wait_event "$E" fault-inject b-port "$O"
+! is_up "$P-isw-b" || fail "port-down: switch port $P-isw-b is still up"
+wait_event "$E" fault-clear b-port "$O"
+is_up "$P-isw-b" || fail "port-down: switch port $P-isw-b did not come back"
+
+wait_event "$E" fault-inject b-flap "$O"
+downs=0 was=up i=0
+while [ $i -lt 45 ]; do # about 2.5 s of samples every 50 ms: the three bounces
+    if is_up "$P-isw-b"; then now=up; else now=down; fi
+    [ "$was" = up ] && [ "$now" = down ] && downs=$((downs + 1))
+    was=$now
+    i=$((i + 1))
+    sleep 0.05
+done
+[ $downs -ge 2 ] || fail "port-flap: saw $downs downs of $P-isw-b, expected 3"
+is_up "$P-isw-b" || fail "port-flap: $P-isw-b ended down"
+
+wait_event "$E" fault-inject sw "$O"
+for port in "$P-isw-a" "$P-isw-b" "$P-isw-c"; do
+    ! is_up "$port" || fail "switch-down: $port is still up"
+done
+wait_event "$E" fault-clear sw "$O"
+for port in "$P-isw-a" "$P-isw-b" "$P-isw-c"; do
+    is_up "$port" || fail "switch-down: $port did not come back"
+done
+
+# ctrl-b's own link carries its agent's session: the inject is answered
+# late or never, and the clear is its lease's (at most 1 s late).
+wait_event "$E" fault-inject b-link "$O"
+! ns_up "$NS_B" eth0 || fail "link-down: eth0 of ctrl-b is still up"
+wait_event "$E" fault-clear b-link "$O"
+until_ms 3000 ns_up "$NS_B" eth0 > /dev/null || fail "link-down: eth0 of ctrl-b did not come back"
+
+wait_event "$E" fault-inject a-loss "$O"
+T=$(table_of "$E" a-loss)
+[ -n "$T" ] || fail "loss: no nft table named in its event"
+ip netns exec "$NS_A" nft list table inet "$T" | grep -q "numgen random mod 100 < 30" \
+    || fail "loss: no numgen rule in $T"
+c1=$(nft_packets "$NS_A" "$T")
+sleep 1
+c2=$(nft_packets "$NS_A" "$T")
+[ "$c2" -gt "$c1" ] || fail "loss: counter of $T did not rise ($c1 -> $c2)"
+wait_event "$E" fault-clear a-loss "$O"
+! has_table "$NS_A" "$T" || fail "loss: $T is left"
+
+wait_event "$E" fault-inject b-part "$O"
+T=$(table_of "$E" b-part)
+[ -n "$T" ] || fail "partition: no nft table named in its event"
+c1=$(nft_packets "$NS_B" "$T")
+sleep 1.2
+c2=$(nft_packets "$NS_B" "$T")
+[ "$c2" -gt "$c1" ] || fail "partition: counter of $T did not rise ($c1 -> $c2)"
+wait_event "$E" fault-clear b-part "$O"
+# the partition cuts ctrl-b's own session too: its lease may be the clear
+no_table() { ! has_table "$NS_B" "$T"; }
+until_ms 3000 no_table > /dev/null || fail "partition: $T is left"
+
+wait $run || { cat "$WORK/net.out"; fail "the network-fault run failed"; }
+R=$WORK/net/report.json
+json "$R" .verdict '"pass"'
+json "$R" '[.faults[] | .error] | unique' '[null]'
+json "$R" '[.faults[] | .transport] | unique' '["ssh"]'
+json "$R" '[.faults[] | .applied_by]' '["ctrl-a","switch","switch","switch","ctrl-b","ctrl-a","ctrl-b"]'
+json "$R" '[.faults[] | select(.name | test("b-link|b-part") | not) | .cleared_by] | unique' '["controller"]'
+# the two that cut ctrl-b's own session: cleared by the controller when its
+# message got through, else by the agent's lease
+json "$R" '[.faults[] | select(.name | test("b-link|b-part")) | .cleared_by | IN("controller", "lease")] | all' true
+json "$R" '[.faults[] | .cleared_at > .injected_at] | all' true
+json "$R" '.faults[] | select(.name == "b-flap") | .steps' 3
+json "$R" '[.hosts[] | .name]' '["ctrl-a","ctrl-b","switch"]'
+json "$R" '[.hosts[] | .transport] | unique' '["ssh"]'
+json "$R" '[.hosts[] | .rtt_ms > 0 and .rtt_ms < 50] | all' true
+json "$R" '[.hosts[] | .agent_copied] | all' true
+# what cut the session is known from the agent's own clock once it is back
+json "$R" '[.faults[] | .indeterminate] | any' false
+json "$R" '[.faults[] | .injected_at - .at < 0.05] | all' true
+[ "$(grep -c '^U' "$WORK/net/undo.log")" = "$(grep -c '^D' "$WORK/net/undo.log")" ] \
+    || fail "undo records left open"
+
+# --- processes, a command and a corrupted file, on the controllers ---
+PID_B=$(lab_host ctrl-b process.pid)
+head -c 65536 /dev/zero > "$WORK/victim"
+cat > "$WORK/proc.scn" <<EOS
+[scenario]
+name = ssh-proc
+duration = 14s
+lab = iscsi
+allow_destructive = yes
+allow_paths = $WORK/victim
+[lab]
+control = ssh
+lease = 1s
+[target]
+kind = iscsi
+[workload]
+depth = 8
+[fault b-pause]
+action = pause
+host = ctrl-b
+at = 1s
+duration = 2s
+[fault b-kill]
+action = kill
+host = ctrl-b
+at = 4s
+restart_after = 2s
+[fault a-restart]
+action = restart
+host = ctrl-a
+at = 7500ms
+[fault a-cmd]
+action = command
+host = ctrl-a
+command = ip -br addr show eth0 > $WORK/cmd-mark
+undo = rm -f $WORK/cmd-mark
+at = 9s
+duration = 1s
+[fault a-file]
+action = corrupt
+host = ctrl-a
+path = $WORK/victim
+offset = 8192
+length = 4096
+at = 11s
+EOS
+"$FAULTLINE" run "$WORK/proc.scn" --out "$WORK/proc" --quiet --keep-lab > "$WORK/proc.out" 2>&1 &
+run=$!
+E=$WORK/proc/events.jsonl O=$WORK/proc.out
+wait_event "$E" fault-inject b-pause "$O"
+[ "$(stat_of "$PID_B")" = T ] || fail "pause: tgtd of ctrl-b (pid $PID_B) is $(stat_of "$PID_B"), not stopped"
+wait_event "$E" fault-clear b-pause "$O"
+[ "$(stat_of "$PID_B")" != T ] || fail "pause: tgtd of ctrl-b is still stopped"
+wait_event "$E" fault-inject b-kill "$O"
+case "$(stat_of "$PID_B")" in "" | Z) ;; *) fail "kill: tgtd of ctrl-b (pid $PID_B) is $(stat_of "$PID_B")" ;; esac
+wait_event "$E" fault-clear b-kill "$O"
+NEW_B=$("$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid')
+[ "$NEW_B" != "$PID_B" ] || fail "kill: ctrl-b's tgtd was not started again"
+[ "$(stat_of "$NEW_B")" != "" ] || fail "kill: the new tgtd of ctrl-b (pid $NEW_B) is not running"
+wait_event "$E" fault-inject a-cmd "$O"
+grep -q "$(lab_host ctrl-a address)" "$WORK/cmd-mark" || fail "command: it did not run in ctrl-a's namespace"
+wait_event "$E" fault-clear a-cmd "$O"
+[ ! -e "$WORK/cmd-mark" ] || fail "command: its undo did not run"
+wait_event "$E" fault-inject a-file "$O"
+changed=$(cmp -l /dev/zero "$WORK/victim" 2> /dev/null | awk '{ print $1 - 1 }' | sort -n | sed -n '1p;$p' | tr '\n' ' ')
+set -- $changed
+[ $# = 2 ] && [ "$1" -ge 8192 ] && [ "$2" -le 12287 ] || fail "corrupt: changed bytes are $changed, not within 8192..12287"
+wait $run || { cat "$WORK/proc.out"; fail "the process-fault run failed"; }
+R=$WORK/proc/report.json
+json "$R" .verdict '"pass"'
+json "$R" '[.faults[] | .error] | unique' '[null]'
+json "$R" '[.faults[] | .applied_by] | unique' '["ctrl-a","ctrl-b"]'
+json "$R" '.faults[] | select(.name == "a-file") | .ranges' '[[8192,4096]]'
+NEW_A=$("$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name == "ctrl-a") | .process.state')
+[ "$NEW_A" = running ] || fail "restart: ctrl-a's tgtd is $NEW_A"
+
+# --- faultline SIGKILLed during a 60 s pause: the agent sees the session close ---
+PID_A=$("$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name == "ctrl-a") | .process.pid')
+cat > "$WORK/pause.scn" <<EOS
+[scenario]
+name = ssh-pause-killed
+duration = 70s
+lab = iscsi
+[lab]
+control = ssh
+[target]
+kind = iscsi
+[fault a-pause]
+action = pause
+host = ctrl-a
+at = 1s
+duration = 60s
+EOS
+"$FAULTLINE" run "$WORK/pause.scn" --out "$WORK/pause" --quiet --keep-lab > "$WORK/pause.out" 2>&1 &
+run=$!
+wait_event "$WORK/pause/events.jsonl" fault-inject a-pause "$WORK/pause.out"
+sleep 1 # 2 s into the workload
+[ "$(stat_of "$PID_A")" = T ] || fail "pause over ssh: tgtd of ctrl-a is not stopped"
+kill -9 $run
+a_runs() { [ "$(stat_of "$PID_A")" != T ]; }
+continued=$(until_ms 1000 a_runs) ||
+    fail "the agent did not continue tgtd of ctrl-a within 1 s of faultline's death"
+wait $run 2> /dev/null || true
+grep -q "^a-pause close " "$LAB"/agent-ctrl-a/run-*/restored.log || fail "the agent did not note its own restore"
+echo "ssh: tgtd continued ${continued} ms after faultline was killed" >&2
+expect_code 0 "$FAULTLINE" cleanup "$WORK/pause"
+contains "$WORK/out" "it had restored by itself: a-pause (close)"
+
+# --- a partition that cuts the session itself, lease 3 s, faultline SIGKILLed ---
+cat > "$WORK/part.scn" <<EOS
+[scenario]
+name = ssh-partition-killed
+duration = 40s
+lab = iscsi
+[lab]
+control = ssh
+lease = 3s
+[target]
+kind = iscsi
+[fault a-cut]
+action = partition
+host = ctrl-a
+peers = client
+at = 1s
+duration = 10s
+EOS
+"$FAULTLINE" run "$WORK/part.scn" --out "$WORK/part" --quiet --keep-lab > "$WORK/part.out" 2>&1 &
+run=$!
+# The partition's table appears at its time; the session cannot say so.
+cut_at=0
+i=0
+while [ $i -lt 3000 ]; do
+    if ip netns exec "$NS_A" nft list tables 2> /dev/null | grep -q '_part_'; then cut_at=$(ms_now); break; fi
+    i=$((i + 1))
+    sleep 0.01
+done
+[ "$cut_at" != 0 ] || { cat "$WORK/part.out" >&2; fail "the partition of ctrl-a never appeared"; }
+sleep 1 # 2 s into the workload
+kill -9 $run
+wait $run 2> /dev/null || true
+gone() { ! ip netns exec "$NS_A" nft list tables 2> /dev/null | grep -q '_part_'; }
+until_ms 15000 gone > /dev/null || fail "the partition of ctrl-a is still there 16 s after it began"
+took=$(($(ms_now) - cut_at))
+echo "ssh: the agent removed the partition ${took} ms after it began (planned 10000 + lease 3000)" >&2
+# 10 s + 3 s lease, seen through 10 ms polls on a busy machine
+[ $took -le 13250 ] || fail "the partition lasted $took ms, more than its 10 s and 3 s lease"
+[ $took -ge 9900 ] || fail "the partition ended after $took ms, before its time"
+grep -q "^a-cut lease " "$LAB"/agent-ctrl-a/run-*/restored.log || fail "the agent did not note its lease restore"
+expect_code 0 "$FAULTLINE" cleanup "$WORK/part"
+contains "$WORK/out" "it had restored by itself: a-cut (lease)"
+
+# --- self-copy: a truncated copy is found and replaced ---
+truncate -s 4096 "$LAB/agent-ctrl-b/faultline"
+cat > "$WORK/copy.scn" <<EOS
+[scenario]
+name = ssh-copy
+duration = 2s
+lab = iscsi
+[lab]
+control = ssh
+[target]
+kind = iscsi
+[fault b-cmd]
+action = command
+host = ctrl-b
+command = true
+at = 500ms
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/copy.scn" --out "$WORK/copy" --quiet --keep-lab
+json "$WORK/copy/report.json" '.hosts[0].agent_copied' true
+cmp -s "$LAB/agent-ctrl-b/faultline" "$FAULTLINE" || fail "the truncated agent copy was not replaced by ours"
+expect_code 0 "$FAULTLINE" run "$WORK/copy.scn" --out "$WORK/copy2" --quiet --keep-lab
+json "$WORK/copy2/report.json" '.hosts[0].agent_copied' false
+
+# --- a host that cannot run the agent: a library it lacks, said before the workload ---
+LIB=$(ldd "$FAULTLINE" | awk '/libiscsi\.so/ { print $3 }')
+LIB=$(readlink -f "$LIB")
+ADDR_B=$(lab_host ctrl-b address)
+sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2223/" "$LAB/ssh/sshd-ctrl-b.conf" > "$WORK/sshd-nolib.conf"
+(printf '[%s]:2223 ' "$ADDR_B"; cat "$LAB/ssh/host_key.pub") > "$WORK/known-nolib"
+# an sshd whose sessions see an empty file where libiscsi is
+unshare -m --propagation private sh -c "mount --bind /dev/null $LIB && exec ip netns exec $NS_B /usr/sbin/sshd -D -e -f $WORK/sshd-nolib.conf" \
+    > "$WORK/sshd-nolib.log" 2>&1 &
+NOLIB=$!
+stop_nolib() { kill "$NOLIB" 2> /dev/null; wait "$NOLIB" 2> /dev/null; }
+at_exit stop_nolib
+until_ms 5000 sh -c "ip netns exec $NS_B ss -Hltn src $ADDR_B:2223 | grep -q LISTEN" > /dev/null ||
+    fail "the extra sshd does not listen: $(cat "$WORK/sshd-nolib.log")"
+cat > "$WORK/nolib.scn" <<EOS
+[scenario]
+name = ssh-nolib
+duration = 2s
+lab = iscsi
+[target]
+kind = iscsi
+[host far]
+ssh = root@$ADDR_B:2223
+ssh_identity = $LAB/ssh/client_key
+ssh_known_hosts = $WORK/known-nolib
+agent_dir = $WORK/agent-nolib
+interface = eth0
+[fault far-down]
+action = link-down
+host = far
+at = 500ms
+duration = 200ms
+EOS
+expect_code 2 "$FAULTLINE" run "$WORK/nolib.scn" --out "$WORK/nolib" --quiet --keep-lab
+contains "$WORK/err" "nolib.scn:$(grep -n '^\[fault far-down\]' "$WORK/nolib.scn" | cut -d: -f1): [fault far-down]"
+contains "$WORK/err" "cannot run on"
+contains "$WORK/err" "$(basename "$LIB" | sed 's/\.so\..*//')"
+[ ! -e "$WORK/nolib/report.json" ] || fail "the workload ran on a host that cannot run the agent"
+stop_nolib
+
+# --- the agent killed during a partition: cleanup asks it again ---
+cat > "$WORK/agentkill.scn" <<EOS
+[scenario]
+name = ssh-agent-killed
+duration = 4s
+lab = iscsi
+[lab]
+control = ssh
+lease = 60s
+[target]
+kind = iscsi
+[fault b-cut]
+action = partition
+host = ctrl-b
+peers = ctrl-a
+at = 500ms
+duration = 2s
+EOS
+"$FAULTLINE" run "$WORK/agentkill.scn" --out "$WORK/ak" --quiet --keep-lab > "$WORK/ak.out" 2>&1 &
+run=$!
+wait_event "$WORK/ak/events.jsonl" fault-inject b-cut "$WORK/ak.out"
+T=$(table_of "$WORK/ak/events.jsonl" b-cut)
+APID=$(sed -n 's/.*"event":"agent".*pid \([0-9]*\) there.*/\1/p' "$WORK/ak/events.jsonl" | head -1)
+[ -n "$APID" ] || fail "no agent event with its pid"
+kill -9 "$APID" # ours: started by this run, named by its own hello
+wait $run || true
+has_table "$NS_B" "$T" || fail "the partition vanished with its agent"
+grep -q agent-unconfirmed "$WORK/ak/events.jsonl" || fail "the run did not say its agent never confirmed"
+expect_code 0 "$FAULTLINE" cleanup "$WORK/ak"
+contains "$WORK/out" "the agent undid 1 record(s)"
+! has_table "$NS_B" "$T" || fail "cleanup did not remove $T through the agent"
+expect_code 0 "$FAULTLINE" cleanup "$WORK/ak"
+contains "$WORK/out" "nothing left to undo"
+
+# no agent or ssh of ours is left behind
+! ps -eo args | grep -F "$LAB/agent-" | grep -qv grep || fail "an agent is still running: $(ps -eo pid,args | grep -F "$LAB/agent-" | grep -v grep)"
+pass
