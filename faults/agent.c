@@ -25,7 +25,7 @@
 #define SPIN_NS 200000ull /* sleep until this close to a fault's time, then spin */
 /* A lease ends this long before its deadline, so that the clear itself
  * (an nft or netlink call, a restart command) is done by then. */
-#define LEASE_MARGIN_NS 20000000ull
+#define LEASE_MARGIN_NS 50000000ull
 /* A controller pings every few seconds (remote_ping).  After this long
  * without a word, and with nothing armed or in effect, it is gone without
  * a close (its machine or the network died): the agent leaves. */
@@ -43,6 +43,7 @@ struct agent_fault {
     struct fault_lab lab;
     uint64_t at, clear_at, lease; /* agent mono_ns; clear_at 0: instant */
     uint64_t armed_at;            /* when its apply came */
+    uint64_t applied_at;          /* when it took effect (its last step) */
     uint64_t cleared_at;
     char by[16];
 };
@@ -310,8 +311,8 @@ static void note_restored(struct agent *a, const struct agent_fault *af)
     if (fd < 0)
         return;
     char line[256];
-    int len = snprintf(line, sizeof line, "%s %s %llu\n", af->f.spec.name, af->by,
-                       (unsigned long long)af->cleared_at);
+    int len = snprintf(line, sizeof line, "%s %s %llu %llu\n", af->f.spec.name, af->by,
+                       (unsigned long long)af->cleared_at, (unsigned long long)af->applied_at);
     if (write(fd, line, (size_t)len) == len)
         fdatasync(fd);
     close(fd);
@@ -370,6 +371,7 @@ static void inject_one(struct agent *a, struct agent_fault *af)
     char err[1024] = "";
     uint64_t when = 0, began = mono_ns();
     int rc = af->f.via->inject(&af->f, &when, err, sizeof err);
+    af->applied_at = when;
     struct jl_out o;
     jl_begin(&o);
     jl_put_str(&o, "ev", "applied");

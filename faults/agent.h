@@ -32,7 +32,8 @@
  *     the controller's own session cannot keep a host faulted.
  * An agent that has heard nothing for 300 s and has nothing armed or in
  * effect leaves (a controller gone without a close: its machine died).
- * Each self-restore is appended to RUN/restored.log, which `faultline
+ * Each self-restore is appended to RUN/restored.log ("NAME BY CLEARED
+ * APPLIED", the agent's monotonic ns), which `faultline
  * cleanup` reads back through `faultline agent --cleanup`.
  *
  * The host's own rules hold whatever the controller says: a corrupt of a

@@ -348,6 +348,10 @@ echo "ssh: the agent removed the partition ${took} ms after it began (planned 10
 [ $took -le 13250 ] || fail "the partition lasted $took ms, more than its 10 s and 3 s lease"
 [ $took -ge 9900 ] || fail "the partition ended after $took ms, before its time"
 grep -q "^a-cut lease " "$LAB"/agent-ctrl-a/run-*/restored.log || fail "the agent did not note its lease restore"
+# and in the agent's own clock: applied to cleared at most 10 s + 3 s
+own=$(awk '$1 == "a-cut" { printf "%d", ($3 - $4) / 1000000 }' "$LAB"/agent-ctrl-a/run-*/restored.log)
+echo "ssh: in the agent's clock the partition lasted ${own} ms" >&2
+[ "$own" -le 13000 ] && [ "$own" -ge 12000 ] || fail "in the agent's clock the partition lasted $own ms"
 expect_code 0 "$FAULTLINE" cleanup "$WORK/part"
 contains "$WORK/out" "it had restored by itself: a-cut (lease)"
 
@@ -447,6 +451,13 @@ contains "$WORK/out" "the agent undid 1 record(s)"
 ! has_table "$NS_B" "$T" || fail "cleanup did not remove $T through the agent"
 expect_code 0 "$FAULTLINE" cleanup "$WORK/ak"
 contains "$WORK/out" "nothing left to undo"
+
+# lab down stops every sshd of the lab, and every agent copied into it
+SSHD_PIDS=$(awk '$1 == "sshd" { print $3 }' "/run/faultline/labs/$P-iscsi.state")
+[ -n "$SSHD_PIDS" ] || fail "the lab recorded no sshd"
+for pid in $SSHD_PIDS; do [ -d "/proc/$pid" ] || fail "sshd $pid of the lab is not running"; done
+expect_code 0 "$FAULTLINE" lab down iscsi
+PIDS=$SSHD_PIDS lab_nothing_left iscsi
 
 # no agent or ssh of ours is left behind
 ! ps -eo args | grep -F "$LAB/agent-" | grep -qv grep || fail "an agent is still running: $(ps -eo pid,args | grep -F "$LAB/agent-" | grep -v grep)"
