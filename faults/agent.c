@@ -108,7 +108,8 @@ static void send_error(struct agent *a, const char *re, unsigned id, const char 
 /* The service a host runs, from the prepare message: "service" names the
  * process (its comm), "restart" the command that starts it again. */
 struct host_service {
-    char comm[32];
+    char comm[32];       /* its comm */
+    char as[64];         /* the name the fault gives it ("": the host's service) */
     char restart[512];
     char netns[64];
 };
@@ -120,7 +121,7 @@ static int service_process(void *ctx, const char *host, const char *process,
     (void)err;
     (void)errlen;
     const struct host_service *s = ctx;
-    const char *comm = process[0] ? process : s->comm;
+    const char *comm = !process[0] || strcmp(process, s->as) == 0 ? s->comm : process;
     if (!comm[0])
         return 1;
     memset(p, 0, sizeof *p);
@@ -223,6 +224,7 @@ static void on_prepare(struct agent *a, const struct jl_obj *m)
     text(m, "port", h->port, sizeof h->port);
     text(m, "addr", h->addr, sizeof h->addr);
     text(m, "service", svc->comm, sizeof svc->comm);
+    text(m, "service_as", svc->as, sizeof svc->as);
     text(m, "restart", svc->restart, sizeof svc->restart);
     snprintf(svc->netns, sizeof svc->netns, "%s", h->netns);
     h->lab = svc->comm[0] || svc->restart[0];

@@ -8,8 +8,8 @@
  *
  *   -> {"op":"time","seq":N}                 <- {"re":"time","seq":N,"mono_ns":T}
  *   -> {"op":"prepare","id":I, the spec ("name","action","k.KEY"...),
- *       where ("host","netns","ifname","port","addr","service","restart",
- *       "peers"), the run's rules ("tag","block","target_bytes",
+ *       where ("host","netns","ifname","port","addr","service" (the comm of
+ *       the process the fault names as "service_as"),"restart","peers"), the run's rules ("tag","block","target_bytes",
  *       "target_path","allow_destructive","allow_paths","bridge")}
  *                                            <- {"re":"prepare","id":I,"ok":B,
  *                                                "detail"|"error":...}

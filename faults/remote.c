@@ -566,7 +566,10 @@ static struct remote *connect_agent(const struct ssh_dest *d, const char *name, 
                                                             : bootstrap(r, img, size, why, sizeof why);
     free(img);
     if (rc < 0) {
-        snprintf(err, errlen, "the agent on %s (ssh %s): %s", name, d->dest, why);
+        char port[24] = "";
+        if (d->port)
+            snprintf(port, sizeof port, ":%llu", (unsigned long long)d->port);
+        snprintf(err, errlen, "the agent on %s (ssh %s%s): %s", name, d->dest, port, why);
         remote_close(r);
         return NULL;
     }
@@ -820,15 +823,20 @@ static int ssh_prepare(struct fault *f, char *err, size_t errlen)
     jl_put_str(&o, "port", on_switch ? f->host.port : "");
     jl_put_str(&o, "addr", f->host.addr);
     jl_put_str(&o, "restart", on_switch ? "" : f->host.restart);
-    /* The service of a lab host, by the comm the lab gives it. */
-    char service[32] = "";
+    /* The process a lab host's fault names ("" its service, or the lab's
+     * own names: brick, shd), as the comm the lab says it runs under. */
+    char service[32] = "", named[64] = "";
+    const struct key_def *pk = key_find(f->ops->keys, f->ops->nkeys, "process");
+    if (pk)
+        key_format(&f->spec, pk, named, sizeof named);
     if (!on_switch && f->host.lab && env->lab && env->lab->process) {
         struct lab_process lp;
         char e[256];
-        if (env->lab->process(env->lab->ctx, f->host.name, "", &lp, e, sizeof e) == 0)
+        if (env->lab->process(env->lab->ctx, f->host.name, named, &lp, e, sizeof e) == 0)
             snprintf(service, sizeof service, "%.31s", lp.comm[0] ? lp.comm : lp.name);
     }
     jl_put_str(&o, "service", service);
+    jl_put_str(&o, "service_as", named);
     char peers[2048];
     peers_of(f, peers, sizeof peers);
     jl_put_str(&o, "peers", peers);

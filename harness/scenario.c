@@ -542,6 +542,8 @@ static int check_host_ssh(const char *file, const struct ini_section *s, struct 
     const char *need = d->identity[0] ? "ssh_identity" : d->known_hosts[0] ? "ssh_known_hosts"
                        : d->options[0] ? "ssh_options" : d->agent_dir[0] ? "agent_dir"
                        : d->sudo ? "sudo" : NULL;
+    if (!h->ssh[0] && !need && h->restart[0])
+        need = "restart"; /* started again by the host's agent */
     if (!h->ssh[0]) {
         if (need) {
             snprintf(err, n, "%s:%d: [host %s] %s needs ssh = [USER@]ADDRESS[:PORT]", file,
@@ -858,6 +860,20 @@ static bool lab_host_known(const struct scenario *sc, const char *host, char *na
  * and each family's own checks of its section. */
 static int check_faults(const struct scenario *sc, const char *file, char *err, size_t n)
 {
+    /* A [host]'s switch is another [host], reached over ssh. */
+    for (unsigned i = 0; i < sc->nhosts; i++) {
+        const struct host_spec *h = &sc->hosts[i];
+        if (!h->switch_host[0])
+            continue;
+        bool ok = false;
+        for (unsigned k = 0; k < sc->nhosts && !ok; k++)
+            ok = k != i && strcmp(sc->hosts[k].name, h->switch_host) == 0 && sc->hosts[k].ssh[0];
+        if (!ok) {
+            snprintf(err, n, "%s:%d: [host %s] switch: '%s' is not another [host] of this "
+                     "scenario with ssh = ADDRESS", file, h->line, h->name, h->switch_host);
+            return -1;
+        }
+    }
     struct fault_rules rules = {.allow_destructive = sc->allow_destructive};
     for (unsigned i = 0; i < sc->nfaults; i++) {
         const struct fault_spec *f = &sc->faults[i];

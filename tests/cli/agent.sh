@@ -22,6 +22,8 @@ bad "host.scn:5: [host far] ssh: 'root@' is not [USER@]ADDRESS[:PORT]" "ssh = ro
 bad "host.scn:5: [host far] agent_dir: '/var/tmp/my agent' may hold only" "ssh = h" "agent_dir = /var/tmp/my agent"
 bad "host.scn:5: [host far] ssh_options: no quotes" "ssh = h" "ssh_options = -o 'ProxyCommand=x'"
 bad "host.scn:7: lease: " "ssh = h" "lease = forever"
+bad "host.scn:5: [host far] restart needs ssh" "restart = systemctl start tgt"
+bad "host.scn:5: [host far] switch: 'sw9' is not another [host] of this scenario with ssh" "ssh = h" "switch = sw9"
 # and a good one: checked, not connected to
 { printf '[target]\nkind = file\npath = %s/x.img\nsize = 1MiB\n' "$WORK"
   printf '[host far]\nssh = admin@198.18.0.9:2222\nsudo = yes\nlease = 2s\nrestart = systemctl start tgt\n'
