@@ -14,8 +14,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_GNU_SOURCE
-LIBS    := -luring -liscsi -lnftables -lnl-route-3 -lnl-3 -lpthread -lm
+LIBS    := -luring -liscsi -lnftables -lnl-route-3 -lnl-3 -lpthread -lm -ldl
 NLINC   := -I/usr/include/libnl3
+# Only the types of <mpi.h>: libmpi itself is loaded at run time (lib/ranks.c).
+MPIINC  := -I/usr/lib/x86_64-linux-gnu/openmpi/include
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Everything but main.c goes into a library that the unit tests link too.
@@ -46,7 +48,7 @@ all: faultline
 define build_rules
 $(1)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(CFLAGS) $(2) -c $$< -o $$@
+	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(MPIINC) $$(CFLAGS) $(2) -c $$< -o $$@
 
 $(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	@rm -f $$@

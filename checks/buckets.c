@@ -87,6 +87,10 @@ void buckets_merge(struct buckets *to, const struct buckets *from)
             a->first_ok_ns = b->first_ok_ns;
         if (b->last_ok_ns > a->last_ok_ns)
             a->last_ok_ns = b->last_ok_ns;
+        /* sampled: several clients' I/Os in flight add up */
+        a->inflight += b->inflight;
+        if (b->oldest_age_ns > a->oldest_age_ns)
+            a->oldest_age_ns = b->oldest_age_ns;
     }
     if (n > to->used)
         to->used = n;

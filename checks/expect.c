@@ -34,6 +34,9 @@ const struct metric_def run_metrics[M_RUN_COUNT] = {
     [M_ERRORS] = {"errors", false, false, "I/Os that failed, workload and sweep"},
     [M_HUNG] = {"hung", false, true,
                 "I/Os outstanding longer than hung_after (the no-progress watchdog)"},
+    [M_LOST_CLIENTS] = {"lost_clients", false, true,
+                        "clients (MPI ranks) of a run over several that did not report by the "
+                        "end of the run plus grace"},
     [M_MAX_STALL] = {"max_stall", true, false,
                      "the longest span of the workload without a successful read or write"},
     [M_RECOVERY] = {"recovery", true, false,

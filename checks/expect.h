@@ -13,8 +13,9 @@
  *
  * Every metric is a number: a count, or seconds (written as a duration).
  * The integrity metrics (lost_writes, stale_reads, torn, misdirected,
- * corrupt, zeroed, io_errors, missing_files, unexpected_files, wrong_sizes)
- * and hung must be 0 unless the scenario says otherwise about that metric:
+ * corrupt, zeroed, io_errors, missing_files, unexpected_files, wrong_sizes),
+ * hung and lost_clients must be 0 unless the scenario says otherwise about
+ * that metric:
  * those are the integrity rules, and the
  * verdict is pass only if each of them and every written expectation holds.
  *
@@ -47,6 +48,7 @@ enum run_metric {
     M_DOUBTFUL_WRITES,
     M_ERRORS,
     M_HUNG,
+    M_LOST_CLIENTS,
     M_MAX_STALL,
     M_RECOVERY,
     M_HEAL,

@@ -41,6 +41,9 @@ struct finding {
     uint64_t last_read_ns;
     char detail[192];
     char path[FL_FINDING_PATH]; /* a name finding's path below the tree root; "" for blocks */
+    /* A run over several clients: the client (rank) whose read found it
+     * (-1: a later verify), and the client that owns the block or name. */
+    int client, owner;
 };
 
 struct findings {

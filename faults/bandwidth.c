@@ -76,7 +76,7 @@ static int bw_prepare(struct fault *f, char *err, size_t errlen)
                      "direction = out as two faults)", f->host.name);
             return -1;
         }
-        snprintf(args, sizeof args, "- %s", f->host.port);
+        snprintf(args, sizeof args, "%s %s", fault_netns_word(f->host.port_netns), f->host.port);
         fault_plan_undo(f, "qdisc-delete", args);
     }
     return 0;
@@ -100,7 +100,8 @@ static int bw_inject(struct fault *f, char *err, size_t errlen)
     if (d != DIR_IN)
         rc = cap(f, f->host.netns[0] ? f->host.netns : NULL, f->host.ifname, err, errlen);
     if (rc == 0 && d != DIR_OUT)
-        rc = cap(f, NULL, f->host.port, err, errlen);
+        rc = cap(f, f->host.port_netns[0] ? f->host.port_netns : NULL, f->host.port, err,
+                 errlen);
     return rc;
 }
 

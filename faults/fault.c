@@ -147,9 +147,14 @@ const struct fault_host *fault_find_host(const struct fault_env *env, const char
     return NULL;
 }
 
+const char *fault_netns_word(const char *netns)
+{
+    return netns[0] ? netns : "-";
+}
+
 const char *fault_netns_arg(const struct fault_host *h)
 {
-    return h->netns[0] ? h->netns : "-";
+    return fault_netns_word(h->netns);
 }
 
 bool fault_acts_on_switch(const struct fault_spec *s)

@@ -50,7 +50,7 @@
 
 #define FL_MAX_FAULTS 64
 #define FL_MAX_HOSTS 16
-#define FL_MAX_UNDO 8
+#define FL_MAX_UNDO 16 /* a switch-down of a lab with client hosts has up to 13 ports */
 #define FAULT_PARAMS_MAX 3072 /* room for the largest family's own keys */
 #define AT_MOST_A_DAY 86400000000000ull
 
@@ -128,7 +128,9 @@ struct fault_host {
     char name[32];
     char netns[64];  /* "" = our own */
     char ifname[16]; /* its interface, inside netns */
-    char port[16];   /* its switch port, in our namespace; "" unknown */
+    char port[16];   /* its switch port (in port_netns); "" unknown */
+    char port_netns[64]; /* the namespace of the switch that holds `port`: "" ours (a
+                            rank of a lab's client host reaches the lab's switch by name) */
     char addr[64];
     bool lab;        /* a host of the lab: the lab knows its processes */
     char switch_host[32]; /* the host that holds `port` ("" ours, or the lab's switch) */
@@ -210,6 +212,7 @@ struct fault_env {
     struct fault_host hosts[FL_MAX_HOSTS]; /* every host the scenario knows */
     unsigned nhosts;
     char bridge[16];          /* the lab's switch, "" without a lab */
+    char switch_netns[64];    /* the namespace it is in: "" ours */
 };
 
 /* How a fault lasts, from its spec (fault_ops.schedule). */
@@ -355,5 +358,8 @@ const struct fault_host *fault_find_host(const struct fault_env *env, const char
 
 /* Namespace argument of an undo record: the host's, or "-" for ours. */
 const char *fault_netns_arg(const struct fault_host *h);
+
+/* The same for a namespace by name ("" ours). */
+const char *fault_netns_word(const char *netns);
 
 #endif

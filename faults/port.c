@@ -31,11 +31,12 @@ static int port_prepare(struct fault *f, char *err, size_t errlen)
                  f->host.name);
         return -1;
     }
-    struct link_fault *s = link_fault_open(f, NULL, err, errlen);
+    const char *ns = f->host.port_netns;
+    struct link_fault *s = link_fault_open(f, ns[0] ? ns : NULL, err, errlen);
     if (!s || link_fault_add(s, f->host.port, err, errlen) != 0)
         return -1;
-    char args[64];
-    snprintf(args, sizeof args, "- %s", f->host.port);
+    char args[128];
+    snprintf(args, sizeof args, "%s %s", fault_netns_word(ns), f->host.port);
     return fault_plan_undo(f, "link-up", args);
 }
 

@@ -29,7 +29,9 @@ static int switch_prepare(struct fault *f, char *err, size_t errlen)
         snprintf(err, errlen, "no switch: say switch = BRIDGE (there is no lab)");
         return -1;
     }
-    struct link_fault *s = link_fault_open(f, NULL, err, errlen);
+    /* the lab's switch is in the lab's switch namespace; a named one in ours */
+    const char *ns = named[0] ? "" : f->env->switch_netns;
+    struct link_fault *s = link_fault_open(f, ns[0] ? ns : NULL, err, errlen);
     if (!s)
         return -1;
     snprintf(s->where, sizeof s->where, "%.15s", bridge);
@@ -43,8 +45,8 @@ static int switch_prepare(struct fault *f, char *err, size_t errlen)
             return -1;
         if (!st.admin_up)
             continue;
-        char args[64];
-        snprintf(args, sizeof args, "- %.15s", names[i]);
+        char args[128];
+        snprintf(args, sizeof args, "%s %.15s", fault_netns_word(ns), names[i]);
         if (s->n == FL_MAX_UNDO || fault_plan_undo(f, "link-up", args) != 0) {
             snprintf(err, errlen, "switch %s has more ports than one fault can undo (%d)", bridge,
                      FL_MAX_UNDO);

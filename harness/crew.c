@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/fsutil.h"
 #include "../lib/rng.h"
 
 unsigned crew_size(const struct scenario *sc)
@@ -21,9 +22,38 @@ unsigned crew_size(const struct scenario *sc)
     return n < sc->workload.depth ? n : sc->workload.depth;
 }
 
-static void worker_dir(const char *dir, unsigned i, char *out, size_t n)
+static unsigned ranks_of(const struct crew *c)
 {
-    snprintf(out, n, "%s/worker-%u", dir, i);
+    return c->ranks > 1 ? c->ranks : 1;
+}
+
+void crew_client_dir(const char *dir, unsigned ranks, unsigned r, char *out, size_t n)
+{
+    if (ranks > 1)
+        snprintf(out, n, "%s/client-%u", dir, r);
+    else
+        snprintf(out, n, "%s", dir);
+}
+
+/* Worker g of the whole run lives in its client's directory. */
+static void worker_dir(const char *dir, unsigned ranks, unsigned g, char *out, size_t n)
+{
+    char client[PATH_MAX + 32];
+    crew_client_dir(dir, ranks, ranks > 1 ? g % ranks : 0, client, sizeof client);
+    snprintf(out, n, "%s/worker-%u", client, ranks > 1 ? g / ranks : g);
+}
+
+int crew_run_ranks(const char *dir, unsigned *ranks, char *err, size_t errlen)
+{
+    char w0[PATH_MAX + 64];
+    struct run_meta m;
+    snprintf(w0, sizeof w0, "%s/worker-0", dir);
+    if (access(w0, F_OK) != 0)
+        snprintf(w0, sizeof w0, "%s/client-0/worker-0", dir);
+    if (state_read_meta(w0, &m, err, errlen) != 0)
+        return -1;
+    *ranks = m.ranks > 1 ? m.ranks : 1;
+    return 0;
 }
 
 static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *err, size_t n)
@@ -33,6 +63,7 @@ static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *
     memset(&w->be, 0, sizeof w->be);
     w->be.ops = ops;
     w->be.again = w->index > 0; /* worker 0 opens first and holds any claim */
+    w->be.shared = c->rank > 0;  /* rank 0 made the target, and may hold the claim */
     w->be.existing = c->verifying;
     w->be.worker = w->index;
     w->events = (struct event_source){.log = c->events, .worker = w->index};
@@ -56,6 +87,14 @@ static unsigned share(unsigned total, unsigned n, unsigned i)
     return total / n + (i < total % n);
 }
 
+/* A verify sweeps with the depth every client had, shared by all their
+ * workers, at least one I/O each. */
+static unsigned verify_depth(const struct crew *c, unsigned i)
+{
+    unsigned d = share(c->sc->workload.depth * (c->ranks > 1 ? c->ranks : 1), c->n, i);
+    return d ? d : 1;
+}
+
 static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
 {
     pthread_mutex_init(&c->gate_mu, NULL);
@@ -67,15 +106,39 @@ static int alloc_workers(struct crew *c, unsigned n, char *err, size_t errlen)
         return -1;
     }
     for (unsigned i = 0; i < n; i++) {
-        c->w[i].index = i;
-        worker_dir(c->dir, i, c->w[i].dir, sizeof c->w[i].dir);
+        struct worker *w = &c->w[i];
+        w->index = i;
+        w->global = c->rank < 0 ? i : (unsigned)c->rank + ranks_of(c) * i;
+        worker_dir(c->dir, ranks_of(c), w->global, w->dir, sizeof w->dir);
+        cross_log_init(&w->cross);
     }
     return 0;
 }
 
+/* The ranks this crew covers: its own, or every one (a verify). */
+static unsigned first_rank(const struct crew *c)
+{
+    return c->rank < 0 ? 0 : (unsigned)c->rank;
+}
+
+static unsigned last_rank(const struct crew *c)
+{
+    return c->rank < 0 ? ranks_of(c) - 1 : (unsigned)c->rank;
+}
+
+/* The target as client r sees it (its subtree of a file tree). */
+static struct target_cfg *target_of(const struct crew *c, unsigned r)
+{
+    static struct target_cfg t; /* large; used by the main thread only */
+    t = c->sc->target;
+    t.rank = (int)r;
+    t.ranks = ranks_of(c);
+    return &t;
+}
+
 /* The metadata streams a target kind runs beside its data (a file tree's),
- * each in its own directory of its root (made by the first backend open);
- * a verify pass loads their models. */
+ * each in its own directory of its (client's) root, made by the first
+ * backend open; a verify pass loads their models, every client's. */
 static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
 {
     const struct scenario *sc = c->sc;
@@ -84,18 +147,28 @@ static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
                                             : 0;
     if (!streams)
         return 0;
-    if (!(c->meta = calloc(streams, sizeof *c->meta))) {
+    unsigned clients = last_rank(c) - first_rank(c) + 1;
+    if (!(c->meta = calloc((size_t)streams * clients, sizeof *c->meta))) {
         snprintf(err, errlen, "out of memory for the metadata streams");
         return -1;
     }
-    for (unsigned i = 0; i < streams; i++) {
-        struct meta_stream *m = &c->meta[i];
-        c->nmeta = i + 1;
-        if (meta_init(m, root, i, sc->workload.seed + RNG_GOLDEN * (i + 1), sc->findings_limit,
-                      existing) != 0 ||
-            (existing && meta_load(m, c->dir) != 0)) {
-            snprintf(err, errlen, "metadata stream %u: %s", i, m->err);
-            return -1;
+    for (unsigned r = first_rank(c); r <= last_rank(c); r++) {
+        sc->backend->streams(target_of(c, r), root, sizeof root);
+        char client[PATH_MAX + 32];
+        crew_client_dir(c->dir, ranks_of(c), r, client, sizeof client);
+        for (unsigned i = 0; i < streams; i++) {
+            struct meta_stream *m = &c->meta[c->nmeta++];
+            /* each client's streams do other operations */
+            uint64_t seed = sc->workload.seed + RNG_GOLDEN * (i + 1 + 17 * r);
+            if (meta_init(m, root, i, seed, sc->findings_limit, existing) != 0 ||
+                (existing && meta_load(m, client) != 0)) {
+                if (ranks_of(c) > 1)
+                    snprintf(err, errlen, "metadata stream %u of client %u: %s", i, r, m->err);
+                else
+                    snprintf(err, errlen, "metadata stream %u: %s", i, m->err);
+                return -1;
+            }
+            m->client = r;
         }
     }
     return 0;
@@ -113,6 +186,11 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
         return -1;
     }
     snprintf(c->dir, sizeof c->dir, "%s", dir);
+    if (c->rank < 0 || (c->ranks > 1 && (unsigned)c->rank >= c->ranks)) {
+        snprintf(err, errlen, "rank %d of %u", c->rank, c->ranks);
+        return -1;
+    }
+    crew_client_dir(dir, ranks_of(c), (unsigned)c->rank, c->own_dir, sizeof c->own_dir);
     unsigned n = crew_size(sc);
     if (alloc_workers(c, n, err, errlen) != 0)
         return -1;
@@ -128,21 +206,26 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                  sc->workload.block_size);
         return -1;
     }
-    if (total < n) {
+    unsigned all = n * ranks_of(c); /* the workers of every client */
+    if (total < all) {
         snprintf(err, errlen, "%s has %" PRIu64 " blocks, fewer than the %u workers (one per I/O "
-                 "in flight with the sync engine); lower depth", sc->target.path, total, n);
+                 "in flight with the sync engine%s); lower depth", sc->target.path, total, all,
+                 ranks_of(c) > 1 ? ", on every client" : "");
         return -1;
     }
     for (unsigned i = 0; i < n; i++) {
         struct worker *w = &c->w[i];
+        unsigned g = w->global;
         unsigned depth = share(sc->workload.depth, n, i);
         if (i > 0 && open_backend(c, w, depth, err, errlen) != 0)
             return -1;
         w->meta = *base;
         w->meta.total_blocks = total;
-        w->meta.nblocks = (total - i + n - 1) / n;
-        w->meta.worker = i;
-        w->meta.workers = n;
+        w->meta.nblocks = (total - g + all - 1) / all;
+        w->meta.worker = g;
+        w->meta.workers = all;
+        w->meta.rank = (uint32_t)c->rank;
+        w->meta.ranks = ranks_of(c);
         if (statemap_init(&w->map, w->meta.nblocks) != 0) {
             snprintf(err, errlen, "out of memory for the state map of %" PRIu64 " blocks",
                      w->meta.nblocks);
@@ -151,12 +234,14 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
         w->map_ready = true;
         findings_init(&w->findings, sc->findings_limit);
         struct block_fmt fmt = {.run_id = base->run_id, .target_id = base->target_id,
-                                .writer_id = i, .block_size = base->block_size};
-        if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, i, n) != 0) {
+                                .writer_id = g, .block_size = base->block_size};
+        if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, g, all) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
         w->ver_ready = true;
+        if (mkdir_p(c->own_dir, err, errlen) != 0)
+            return -1;
         if (mkdir(w->dir, 0755) != 0 && errno != EEXIST) {
             snprintf(err, errlen, "cannot create %s: %s", w->dir, strerror(errno));
             return -1;
@@ -177,8 +262,12 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
             .cfg = &sc->workload,
             .buckets = &w->buckets,
             .pulse = &w->pulse,
-            .worker = i,
-            .workers = n,
+            .worker = g,
+            .workers = all,
+            .rank = (unsigned)c->rank,
+            .ranks = ranks_of(c),
+            .total_blocks = total,
+            .cross = ranks_of(c) > 1 && sc->workload.cross_pct ? &w->cross : NULL,
             .depth = depth,
             /* Counted per worker: the crew flushes as often as one thread would. */
             .flush_every = sc->workload.flush_every,
@@ -216,7 +305,7 @@ static void *worker_main(void *arg)
     struct thread_arg *a = arg;
     struct crew *c = a->c;
     struct worker *w = a->w;
-    unsigned depth = w->eng.depth ? w->eng.depth : share(c->sc->workload.depth, c->n, w->index);
+    unsigned depth = w->eng.depth ? w->eng.depth : verify_depth(c, w->index);
     if (!a->verify) {
         w->eng.stop = c->stop_workload;
         w->eng.progress = publish;
@@ -501,7 +590,15 @@ static struct meta_arg *open_start(struct crew *c, unsigned started, bool show)
     pthread_mutex_lock(&c->gate_mu);
     while (c->ready < started)
         pthread_cond_wait(&c->gate_cv, &c->gate_mu);
-    c->t0 = mono_ns(); /* time zero: the workload starts now */
+    pthread_mutex_unlock(&c->gate_mu);
+    /* Time zero: the workload starts now, or when the clients agree. */
+    uint64_t t0 = c->time_zero ? c->time_zero(c->time_zero_ctx) : mono_ns();
+    if (!t0) {
+        *c->stop_workload = 1; /* no start agreed: end at once, still report */
+        t0 = mono_ns();
+    }
+    pthread_mutex_lock(&c->gate_mu);
+    c->t0 = t0;
     pthread_mutex_unlock(&c->gate_mu);
     if (c->on_start)
         c->on_start(c->on_start_ctx, c->t0);
@@ -661,6 +758,11 @@ static void merge(struct crew *c)
         }
         add_stats(&c->io, &w->eng.stats);
         resolve_written_at(w);
+        for (size_t k = 0; ranks_of(c) > 1 && k < w->findings.n; k++) {
+            struct finding *x = &w->findings.list[k];
+            x->client = c->rank;
+            x->owner = x->block == FL_NO_BLOCK ? c->rank : (int)(x->block % ranks_of(c));
+        }
         add_stats(&c->prefilled, &w->eng.prefilled);
         add_stats(&c->sweep, &w->sweep);
         findings_merge(&c->findings, &w->findings);
@@ -713,19 +815,36 @@ static void check_after_sweep(struct crew *c, const char *phase)
     if (c->abandoned)
         return;
     uint64_t now = c->t0 ? mono_ns() - c->t0 : 0;
-    const char *skip[17] = {NULL};
-    for (unsigned i = 0; i < c->nmeta && i < 16; i++)
-        skip[i] = c->meta[i].rel;
-    if (sc->backend->check_after &&
-        sc->backend->check_after(&sc->target, skip, &c->findings, phase, now, c->names_err,
-                                 sizeof c->names_err) < 0 && !c->error)
-        c->error = c->names_err;
+    for (unsigned r = first_rank(c); r <= last_rank(c); r++) {
+        /* each client's subtree, its own metadata streams left out */
+        const char *skip[17] = {NULL};
+        unsigned k = 0;
+        for (unsigned i = 0; i < c->nmeta && k < 16; i++)
+            if (c->meta[i].client == r)
+                skip[k++] = c->meta[i].rel;
+        if (sc->backend->check_after &&
+            sc->backend->check_after(target_of(c, r), skip, &c->findings, phase, now,
+                                     c->names_err, sizeof c->names_err) < 0 && !c->error)
+            c->error = c->names_err;
+    }
     for (unsigned i = 0; i < c->nmeta; i++) {
         struct meta_stream *m = &c->meta[i];
+        char client[PATH_MAX + 32];
+        crew_client_dir(c->dir, ranks_of(c), m->client, client, sizeof client);
         meta_check_all(m, phase, now);
-        if (!c->verifying && meta_save(m, c->dir) != 0 && !c->error) {
-            snprintf(c->names_err, sizeof c->names_err, "metadata stream %u: %s", i, m->err);
+        if (!c->verifying && meta_save(m, client) != 0 && !c->error) {
+            snprintf(c->names_err, sizeof c->names_err, "metadata stream %u: %s", m->index,
+                     m->err);
             c->error = c->names_err;
+        }
+        /* A stream names its paths below its client's subtree. */
+        for (size_t f = 0; ranks_of(c) > 1 && f < m->findings.n; f++) {
+            struct finding *x = &m->findings.list[f];
+            char rel[FL_FINDING_PATH];
+            snprintf(rel, sizeof rel, "client-%u/%.*s", m->client, (int)sizeof rel - 24, x->path);
+            snprintf(x->path, sizeof x->path, "%s", rel);
+            x->client = (int)m->client;
+            x->owner = (int)m->client;
         }
         findings_merge(&c->findings, &m->findings);
     }
@@ -747,16 +866,21 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
     c->hung_after_ns = sc->hung_after_ns;
     c->grace_ns = sc->grace_ns;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
-    char w0[PATH_MAX + 32];
-    worker_dir(dir, 0, w0, sizeof w0);
+    if (crew_run_ranks(dir, &c->ranks, err, errlen) != 0)
+        return -1;
+    c->rank = -1; /* every client's share */
+    snprintf(c->own_dir, sizeof c->own_dir, "%s", dir);
+    char w0[PATH_MAX + 64];
+    worker_dir(dir, c->ranks, 0, w0, sizeof w0);
     struct run_meta meta;
     struct statemap probe;
     struct load_info info;
     if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
         return -1;
     statemap_free(&probe);
-    if (meta.workers == 0 || meta.workers > 65536) {
-        snprintf(err, errlen, "%s: damaged state (workers = %u)", w0, meta.workers);
+    if (meta.workers == 0 || meta.workers > 65536 || meta.workers % ranks_of(c) != 0) {
+        snprintf(err, errlen, "%s: damaged state (workers = %u of %u clients)", w0, meta.workers,
+                 ranks_of(c));
         return -1;
     }
     if (alloc_workers(c, meta.workers, err, errlen) != 0)
@@ -764,6 +888,12 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
     c->state_final = true;
     for (unsigned i = 0; i < c->n; i++) {
         struct worker *w = &c->w[i];
+        if (access(w->dir, F_OK) != 0) {
+            snprintf(err, errlen, "%s is missing: worker %u of the run (client %u) kept its "
+                     "state there; copy the client's directory back to verify its share", w->dir,
+                     i, ranks_of(c) > 1 ? i % ranks_of(c) : 0);
+            return -1;
+        }
         if (state_load(w->dir, &w->meta, &w->map, &w->info, err, errlen) != 0)
             return -1;
         w->map_ready = true;
@@ -786,7 +916,10 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
                      w->meta.block_size, sc->workload.block_size);
             return -1;
         }
-        if (open_backend(c, w, share(sc->workload.depth, c->n, i), err, errlen) != 0)
+        if (open_backend(c, w, verify_depth(c, i), err, errlen) != 0)
+            return -1;
+        if (sc->workload.cross_pct && ranks_of(c) > 1 &&
+            cross_log_load(&w->cross, w->dir, w->meta.run_id, err, errlen) != 0)
             return -1;
         if (w->be.capacity / w->meta.block_size < w->meta.total_blocks) {
             snprintf(err, errlen, "%s is now smaller (%" PRIu64 " bytes) than during the run "
@@ -797,6 +930,7 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
         findings_init(&w->findings, sc->findings_limit);
         struct block_fmt fmt = {.run_id = w->meta.run_id, .target_id = w->meta.target_id,
                                 .writer_id = i, .block_size = w->meta.block_size};
+        /* every worker sees the target of every client */
         if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, i, c->n) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
@@ -820,8 +954,13 @@ bool crew_block_written(void *ctx, uint64_t b)
     struct crew *c = ctx;
     if (!c->n)
         return false;
-    struct worker *w = &c->w[b % c->n];
-    uint64_t local = b / c->n;
+    /* worker g of the run owns it; it is ours when its rank is */
+    unsigned all = c->rank < 0 ? c->n : c->n * ranks_of(c);
+    unsigned g = (unsigned)(b % all);
+    if (c->rank >= 0 && g % ranks_of(c) != (unsigned)c->rank)
+        return false;
+    struct worker *w = &c->w[c->rank < 0 ? g : g / ranks_of(c)];
+    uint64_t local = b / all;
     if (!w->map_ready || w->left_behind || local >= w->map.nblocks)
         return false;
     return statemap_touched(&w->map, local);
@@ -842,6 +981,7 @@ void crew_close(struct crew *c)
         if (w->ver_ready)
             verifier_free(&w->ver);
         findings_free(&w->findings);
+        cross_log_free(&w->cross);
         if (w->map_ready)
             statemap_free(&w->map);
         if (w->be_open)
@@ -863,6 +1003,17 @@ void crew_close(struct crew *c)
     }
     free(c->w);
     c->w = NULL;
+}
+
+int crew_save_cross(struct crew *c, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        struct worker *w = &c->w[i];
+        if (!w->left_behind && w->eng.cross &&
+            cross_log_save(&w->cross, w->dir, w->meta.run_id, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 void crew_free(struct crew *c)

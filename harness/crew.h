@@ -10,6 +10,13 @@
  *
  * Every stamp carries its worker as writer id: a block found with another
  * worker's stamp is misdirected.
+ *
+ * In a run over several clients (MPI ranks) each rank has a crew of its
+ * own and rank r owns the blocks b with b % ranks == r: worker i of rank r
+ * is worker r + ranks * i of the whole run (its writer id), so that the
+ * same rule, b % W == w, holds over every client's workers.  A rank keeps
+ * its workers in DIR/client-R/worker-I.  A later verify loads every
+ * client's workers into one crew (rank -1) and sweeps them all.
  */
 #ifndef FL_CREW_H
 #define FL_CREW_H
@@ -31,8 +38,9 @@
 #include "scenario.h"
 
 struct worker {
-    unsigned index;
-    char dir[PATH_MAX + 32]; /* DIR/worker-N */
+    unsigned index;          /* in this crew */
+    unsigned global;         /* in the run: its writer id (r + ranks * index) */
+    char dir[PATH_MAX + 64]; /* DIR/worker-N, or DIR/client-R/worker-N */
     struct run_meta meta;
     struct backend be;
     bool be_open;
@@ -48,6 +56,7 @@ struct worker {
     struct event_source events; /* the backend's path events go here */
     struct buckets buckets;     /* its completions in time */
     struct io_pulse pulse;      /* its in-flight I/O, for the watchdog */
+    struct cross_log cross;     /* its reads of other clients' blocks */
     uint64_t hung_reported;     /* oldest submit time already reported as hung */
     bool thread_done;           /* its thread has returned (under gate_mu) */
     bool left_behind;           /* still waiting on its target when the run ended: its
@@ -62,9 +71,21 @@ struct worker {
 struct crew {
     const struct scenario *sc;
     char dir[PATH_MAX];
+    /* Which client this crew is: rank of ranks (0 of 1 alone; rank -1 in a
+     * verify over every client), and where its files go: DIR, or
+     * DIR/client-R with several clients. */
+    int rank;
+    unsigned ranks;
+    char own_dir[PATH_MAX + 32];
     unsigned n;
     struct worker *w;
     uint64_t t0;
+    /* Called once every worker is ready, instead of taking time zero now:
+     * the run over several clients agrees on it (rank 0 picks it, each rank
+     * waits for it).  Returns time zero (mono_ns), 0 when it could not.
+     * May be NULL. */
+    uint64_t (*time_zero)(void *ctx);
+    void *time_zero_ctx;
     volatile sig_atomic_t *stop_workload, *stop_sweep;
     struct event_log *events; /* may be NULL */
     bool quiet;
@@ -108,9 +129,21 @@ struct crew {
  * per I/O in flight; io_uring runs `workers` (default 1) sharing the depth. */
 unsigned crew_size(const struct scenario *sc);
 
+/* The client directory of rank r: DIR/client-R, or DIR itself alone. */
+void crew_client_dir(const char *dir, unsigned ranks, unsigned r, char *out, size_t n);
+
+/* Which rank's run a directory holds, from its first worker's state
+ * (DIR/worker-0, or DIR/client-0/worker-0): *ranks 1 alone.  0, or -1 with
+ * err. */
+int crew_run_ranks(const char *dir, unsigned *ranks, char *err, size_t errlen);
+
+/* Saves every worker's cross reads (DIR/.../worker-N/cross.bin).  0, or -1
+ * with err. */
+int crew_save_cross(struct crew *c, char *err, size_t errlen);
+
 /* Opens the target once per worker and prepares a new run in dir: state
- * maps, verifiers and journals.  0, or -1 with err filled (crew_close()
- * still needed). */
+ * maps, verifiers and journals.  c->rank and c->ranks say which client
+ * (zero: alone).  0, or -1 with err filled (crew_close() still needed). */
 int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                      const struct run_meta *base, char *err, size_t errlen);
 

@@ -48,6 +48,10 @@ static void write_line(struct event_log *l, struct event *e)
     json_str(&j, e->event);
     json_key(&j, "worker");
     json_u64(&j, e->worker);
+    if (e->client >= 0) {
+        json_key(&j, "client");
+        json_u64(&j, (uint64_t)e->client);
+    }
     if (e->portal[0]) {
         json_key(&j, "portal");
         json_str(&j, e->portal);
@@ -71,15 +75,24 @@ void events_set_t0(struct event_log *l, uint64_t t0)
     pthread_mutex_unlock(&l->mu);
 }
 
+static void keep(struct event_log *l, struct event *e);
+
 void events_emit(struct event_log *l, unsigned worker, const char *event, const char *portal,
                  const char *detail)
 {
     if (!l || !l->f)
         return;
-    struct event e = {.mono = mono_ns(), .worker = worker};
+    struct event e = {.mono = mono_ns(), .worker = worker, .client = -1};
     snprintf(e.event, sizeof e.event, "%s", event);
     snprintf(e.portal, sizeof e.portal, "%s", portal ? portal : "");
     snprintf(e.detail, sizeof e.detail, "%s", detail ? detail : "");
+    keep(l, &e);
+}
+
+/* Writes e (once time zero is known) and keeps it for the reports. */
+static void keep(struct event_log *l, struct event *e_in)
+{
+    struct event e = *e_in;
     pthread_mutex_lock(&l->mu);
     if (l->t0_known)
         write_line(l, &e);
@@ -98,6 +111,17 @@ void events_emit(struct event_log *l, unsigned worker, const char *event, const 
     else
         l->unlisted++;
     pthread_mutex_unlock(&l->mu);
+}
+
+void events_add_from(struct event_log *l, const struct event *from, int client)
+{
+    if (!l || !l->f || !l->t0_known)
+        return;
+    struct event e = *from;
+    e.client = client;
+    e.written = false;
+    e.mono = l->t0 + (uint64_t)e.t_ns; /* write_line counts from our time zero */
+    keep(l, &e);
 }
 
 void events_close(struct event_log *l)

@@ -25,6 +25,7 @@ struct event {
     uint64_t mono; /* when it happened */
     bool written;  /* to events.jsonl */
     unsigned worker;
+    int client;    /* a run over several clients: whose it is (-1: this process's) */
     char event[32];
     char portal[512];
     char detail[512];
@@ -55,6 +56,10 @@ void events_emit(struct event_log *l, unsigned worker, const char *event, const 
                  const char *detail);
 
 void events_close(struct event_log *l);
+
+/* Adds an event another client (MPI rank) recorded, at its time t_ns since
+ * time zero (the clients share time zero), marked as that client's. */
+void events_add_from(struct event_log *l, const struct event *e, int client);
 
 /* The backend's callback signature: ctx is a struct event_source. */
 struct event_source {

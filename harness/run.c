@@ -17,14 +17,19 @@
 #include "../lib/clock.h"
 #include "../lib/crc32c.h"
 #include "../lib/fsutil.h"
+#include "../lib/ranks.h"
+#include "../lib/rng.h"
 #include "../lib/units.h"
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "../workloads/verify.h"
+#include "client_result.h"
+#include "clients.h"
 #include "crew.h"
 #include "events.h"
 #include "heal.h"
 #include "lab/lab.h"
+#include "launch.h"
 #include "report/report.h"
 #include "scenario.h"
 #include "timeline.h"
@@ -53,11 +58,11 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-static int make_run_dir(const struct run_opts *o, const char *name, char *dir, size_t n,
-                        char *err, size_t errlen)
+int run_dir_make(const char *out, const char *name, char *dir, size_t n, char *err,
+                 size_t errlen)
 {
-    if (o->out) {
-        snprintf(dir, n, "%s", o->out);
+    if (out) {
+        snprintf(dir, n, "%s", out);
     } else {
         char stamp[32];
         time_t t = time(NULL);
@@ -99,7 +104,7 @@ static void start_faults(void *ctx, uint64_t t0)
     struct start_ctx *s = ctx;
     char err[512];
     events_set_t0(s->events, t0);
-    if (timeline_start(s->tl, t0, err, sizeof err) != 0) {
+    if (s->tl && timeline_start(s->tl, t0, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         stop_workload = 1; /* no half run: end at once, still report */
     }
@@ -124,25 +129,18 @@ static struct report crew_report(const char *mode, const char *dir, const struct
                            .pending_peak = crew->pending_peak};
 }
 
-/* The outage measured from the time buckets: baseline, each fault's
- * recovery numbers, the longest stall; timeline.csv. */
-static void analyse(struct report *rep, struct crew *crew, const struct timeline *tl,
-                    struct recovery *recov)
+/* Each fault's recovery numbers from the completions of `series` (recov:
+ * one per fault) and the baseline they are measured against; the longest
+ * stall.  end: where the workload ended. */
+static double recover_all(const struct buckets *series, const struct scenario *sc,
+                          const struct timeline *tl, uint64_t end, struct baseline *base,
+                          struct recovery *recov)
 {
-    const struct scenario *sc = rep->sc;
-    uint64_t end = crew->workload_end_ns;
-    if (!crew->abandoned && end > sc->duration_ns)
-        end = sc->duration_ns; /* past it only the drain: the workload issues nothing new */
-    rep->end_ns = end;
-    rep->series = &crew->series;
-    rep->hung = crew->hung;
-    rep->abandoned = crew->abandoned;
-    rep->t0_wall_ns = wall_ns() - (mono_ns() - crew->t0);
     uint64_t first = UINT64_MAX;
     for (unsigned i = 0; i < tl->n; i++)
         if (tl->faults[i].injected_ns && tl->faults[i].injected_ns < first)
             first = tl->faults[i].injected_ns;
-    recovery_baseline(&crew->series, sc->warmup_ns, first, end, &rep->baseline);
+    recovery_baseline(series, sc->warmup_ns, first, end, base);
     for (unsigned i = 0; i < tl->n; i++) {
         const struct fault *f = &tl->faults[i];
         memset(&recov[i], 0, sizeof recov[i]);
@@ -159,15 +157,34 @@ static void analyse(struct report *rep, struct crew *crew, const struct timeline
         uint64_t clear = f->cleared_ns > f->injected_ns ? f->cleared_ns /* it lasted */
                          : f->cleared_ns ? begin                          /* instant */
                                          : end; /* never cleared: until the end */
-        recovery_analyze(&crew->series, &rep->baseline, begin, clear, horizon, end, &recov[i]);
+        recovery_analyze(series, base, begin, clear, horizon, end, &recov[i]);
     }
-    rep->recovery = recov;
     uint64_t a, b;
-    rep->max_stall_s = crew->series.b ? (double)recovery_longest_gap(&crew->series, 0, end, end,
-                                                                     &a, &b) / 1e9
-                                      : -1;
+    return series->b ? (double)recovery_longest_gap(series, 0, end, end, &a, &b) / 1e9 : -1;
+}
+
+/* Where the workload ended, for the analysis: past the duration only the
+ * drain (nothing new is issued), unless workers were left behind. */
+static uint64_t workload_end(const struct crew *crew, const struct scenario *sc)
+{
+    uint64_t end = crew->workload_end_ns;
+    return !crew->abandoned && end > sc->duration_ns ? sc->duration_ns : end;
+}
+
+/* The outage measured from the time buckets of `series`: baseline, each
+ * fault's recovery numbers, the longest stall; timeline.csv. */
+static void analyse(struct report *rep, const struct crew *crew, const struct buckets *series,
+                    const struct timeline *tl, struct recovery *recov)
+{
+    const struct scenario *sc = rep->sc;
+    uint64_t end = workload_end(crew, sc);
+    rep->end_ns = end;
+    rep->series = series;
+    rep->t0_wall_ns = wall_ns() - (mono_ns() - crew->t0);
+    rep->max_stall_s = recover_all(series, sc, tl, end, &rep->baseline, recov);
+    rep->recovery = recov;
     char err[FL_ERRLEN];
-    if (crew->series.b && buckets_write_csv(&crew->series, rep->dir, err, sizeof err) != 0)
+    if (series->b && buckets_write_csv(series, rep->dir, err, sizeof err) != 0)
         fprintf(stderr, "faultline: %s\n", err);
 }
 
@@ -183,6 +200,7 @@ static int finish(struct report *rep, struct crew *crew, struct event_log *event
         .block_size = rep->meta->block_size, .nblocks = rep->meta->nblocks,
         .written = crew_block_written, .written_ctx = crew, .io = rep->io, .sweep = rep->sweep,
         .doubtful_writes = rep->doubtful_writes, .hung = rep->hung,
+        .clients = rep->nclients, .lost_clients = rep->lost_clients,
         .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
     if (verdict_evaluate(&vin, &verdict) != 0) {
         fprintf(stderr, "faultline: out of memory for the verdict\n");
@@ -209,6 +227,7 @@ struct run {
     const struct run_opts *o;
     struct scenario sc;
     char dir[PATH_MAX];
+    char own_dir[PATH_MAX + 32]; /* DIR, or DIR/client-R with several clients */
     struct run_meta base;
     struct event_log events;
     bool events_open;
@@ -217,15 +236,25 @@ struct run {
     struct lab_place place; /* where the lab's target is, when it gives the target its place */
     bool placed;
     struct crew crew;
-    struct timeline *tl;
+    struct timeline *tl;    /* rank 0 (or alone) only */
     struct heal_watch heal;
     bool watching, abandoned;
+    /* a run over several clients: the MPI job, and the exchange with rank 0 */
+    struct ranks mpi;
+    struct clients cl;
+    bool multi;             /* more than one rank */
+    bool clean_exit;        /* every rank took part to the end: MPI_Finalize */
 };
+
+static bool is_rank0(const struct run *r)
+{
+    return r->mpi.rank == 0;
+}
 
 static void say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(const struct run *r, const char *fmt, ...)
 {
-    if (r->o->quiet)
+    if (r->o->quiet || !is_rank0(r))
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -235,49 +264,105 @@ static void say(const struct run *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The scenario, the run directory with its copy, the seed, the events. */
+/* Rank r learns the run from rank 0, then loads the same scenario. */
+static int rank_setup(struct run *r, char *err, size_t errlen)
+{
+    struct clients_hello h;
+    if (clients_wait_hello(&r->cl, &h, 600000000000ull, err, errlen) != 0)
+        return -1;
+    snprintf(r->dir, sizeof r->dir, "%s", h.dir);
+    if (scenario_load(r->o->scenario, &r->sc, err, errlen) != 0) {
+        clients_failed(&r->cl, err);
+        return -1;
+    }
+    r->sc.workload.seed = h.seed + RNG_GOLDEN * r->mpi.rank; /* its own op sequence */
+    r->base = (struct run_meta){.run_id = h.run_id, .start_wall_ns = h.start_wall_ns,
+                                .seed = h.seed, .block_size = r->sc.workload.block_size,
+                                .target_id = 1};
+    snprintf(r->base.name, sizeof r->base.name, "%s", r->sc.name);
+    snprintf(r->base.lab_prefix, sizeof r->base.lab_prefix, "%s", h.lab_prefix);
+    return 0;
+}
+
+/* The scenario, the run directory with its copy, the seed, the events
+ * (rank r: what rank 0 says, and its own directory DIR/client-R). */
 static int run_setup(struct run *r, char *err, size_t errlen)
 {
-    if (scenario_load(r->o->scenario, &r->sc, err, errlen) != 0 ||
-        make_run_dir(r->o, r->sc.name, r->dir, sizeof r->dir, err, errlen) != 0)
+    if (r->multi && !is_rank0(r)) {
+        if (rank_setup(r, err, errlen) != 0)
+            return -1;
+    } else {
+        if (scenario_load(r->o->scenario, &r->sc, err, errlen) != 0 ||
+            run_dir_make(r->o->out, r->sc.name, r->dir, sizeof r->dir, err, errlen) != 0)
+            return -1;
+        char copy[PATH_MAX + 32];
+        snprintf(copy, sizeof copy, "%s/scenario.scn", r->dir);
+        if (copy_file(r->o->scenario, copy, err, errlen) != 0)
+            return -1;
+        uint64_t seed = r->sc.seed_given ? r->sc.seed : random64();
+        r->sc.workload.seed = seed;
+        r->base = (struct run_meta){.run_id = random64(), .start_wall_ns = wall_ns(),
+                                    .seed = seed, .block_size = r->sc.workload.block_size,
+                                    .target_id = 1};
+        snprintf(r->base.name, sizeof r->base.name, "%s", r->sc.name);
+    }
+    unsigned ranks = (unsigned)r->mpi.size;
+    crew_client_dir(r->dir, ranks, (unsigned)r->mpi.rank, r->own_dir, sizeof r->own_dir);
+    if (mkdir_p(r->own_dir, err, errlen) != 0 ||
+        events_open(&r->events, r->own_dir, 1, 0, err, errlen) != 0) {
+        if (r->multi && !is_rank0(r))
+            clients_failed(&r->cl, err);
         return -1;
-    char copy[PATH_MAX + 32];
-    snprintf(copy, sizeof copy, "%s/scenario.scn", r->dir);
-    if (copy_file(r->o->scenario, copy, err, errlen) != 0)
-        return -1;
-    uint64_t seed = r->sc.seed_given ? r->sc.seed : random64();
-    r->sc.workload.seed = seed;
-    r->base = (struct run_meta){.run_id = random64(), .start_wall_ns = wall_ns(), .seed = seed,
-                                .block_size = r->sc.workload.block_size, .target_id = 1};
-    snprintf(r->base.name, sizeof r->base.name, "%s", r->sc.name);
-    if (events_open(&r->events, r->dir, 1, 0, err, errlen) != 0)
-        return -1;
+    }
     r->events_open = true;
+    /* Which client this is: rank r owns b % ranks == r, and a file tree
+     * gives it a subtree of its own. */
+    r->sc.target.rank = r->mpi.rank;
+    r->sc.target.ranks = ranks;
+    r->sc.target.cross_reads = ranks > 1 && r->sc.workload.cross_pct > 0;
     return 0;
 }
 
 /* The embedded lab, if the scenario asks for it; the target takes the
- * place the lab has for it. */
+ * place the lab has for it.  A run over several clients uses the lab that
+ * is up (`faultline run` brings it up before it starts mpirun). */
 static int run_lab_up(struct run *r, char *err, size_t errlen)
 {
     const struct lab_kind *k = r->sc.lab;
     if (!k)
         return 0;
-    say(r, "bringing up the %s lab", k->name);
     char why[2048];
-    if (lab_up(k, &r->sc.lab_opts, &r->lab, &r->lab_created, why, sizeof why) != 0) {
-        snprintf(err, errlen, "lab up %s: %s", k->name, why);
-        return -1;
+    if (r->multi) {
+        char prefix[16];
+        if (!is_rank0(r))
+            snprintf(prefix, sizeof prefix, "%s", r->base.lab_prefix);
+        else if (lab_prefix(r->sc.lab_opts.prefix, prefix, sizeof prefix, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        if (lab_load(k, prefix, &r->lab, why, sizeof why) != 0) {
+            snprintf(err, errlen, "a run over several clients uses a %s lab that is up: %s", k->name,
+                     why);
+            return -1;
+        }
+    } else {
+        say(r, "bringing up the %s lab", k->name);
+        if (lab_up(k, &r->sc.lab_opts, &r->lab, &r->lab_created, why, sizeof why) != 0) {
+            snprintf(err, errlen, "lab up %s: %s", k->name, why);
+            return -1;
+        }
     }
     r->have_lab = true;
     snprintf(r->base.lab_prefix, sizeof r->base.lab_prefix, "%s", r->lab.prefix);
-    lab_place_of(&r->lab, &r->place);
+    /* a rank in a client host works through that host's place of the target */
+    unsigned client = r->multi ? lab_client_of_self(&r->lab) : 0;
+    lab_place_for(&r->lab, client, &r->place);
     char detail[2400];
     snprintf(detail, sizeof detail, "%s lab %s (prefix %s), %s",
              r->lab_created ? "brought up" : "found up", k->name, r->lab.prefix, r->place.desc);
     events_emit(&r->events, 0, "lab-up", NULL, detail);
     r->placed = scenario_lab_places(&r->sc);
-    return scenario_use_lab(&r->sc, &r->lab, err, errlen);
+    return scenario_use_lab(&r->sc, &r->lab, client, err, errlen);
 }
 
 /* What a corrupt fault may write to when it names no path: the file that
@@ -292,7 +377,7 @@ static const char *target_path(const struct run *r)
 /* A lab that heals (a replicated volume): watched from the start. */
 static void heal_start(struct run *r)
 {
-    if (!r->have_lab || !r->lab.kind->heal_pending)
+    if (!r->have_lab || !r->lab.kind->heal_pending || !is_rank0(r))
         return;
     char err[512];
     if (heal_watch_start(&r->heal, &r->lab, err, sizeof err) == 0)
@@ -324,23 +409,294 @@ static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
     }
 }
 
+/* Rank r tells rank 0 when its workload is over (faults are being
+ * cleared): what it did, in case it is not heard of again. */
+static void rank_progress(void *ctx)
+{
+    struct run *r = ctx;
+    struct crew *c = &r->crew;
+    uint64_t reads = 0, writes = 0, errors = 0, findings = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        reads += atomic_load(&c->w[i].p_reads);
+        writes += atomic_load(&c->w[i].p_writes);
+        errors += atomic_load(&c->w[i].p_errors);
+        findings += atomic_load(&c->w[i].p_findings);
+    }
+    char text[256];
+    snprintf(text, sizeof text, "its workload ended at %.1f s with %" PRIu64 " reads, %" PRIu64
+             " writes, %" PRIu64 " errors, %" PRIu64 " findings%s; then its sweep",
+             (double)(mono_ns() - c->t0) / 1e9, reads, writes, errors, findings,
+             c->abandoned ? " (workers left behind on a silent target)" : "");
+    clients_progress(&r->cl, text);
+}
+
 /* The crew and the faults, ready to start; -1 with err. */
 static int run_prepare(struct run *r, char *err, size_t errlen)
 {
     r->crew = (struct crew){.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                            .events = &r->events, .quiet = r->o->quiet, .t0 = mono_ns()};
+                            .events = &r->events, .quiet = r->o->quiet || !is_rank0(r),
+                            .t0 = mono_ns(), .rank = r->mpi.rank,
+                            .ranks = (unsigned)r->mpi.size};
+    if (r->multi) {
+        r->crew.time_zero = clients_time_zero;
+        r->crew.time_zero_ctx = &r->cl;
+    }
     if (!(r->tl = calloc(1, sizeof *r->tl))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (crew_prepare_run(&r->crew, &r->sc, r->dir, &r->base, err, errlen) != 0 ||
-        timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir, &r->events,
-                         target_path(r), r->crew.capacity, r->base.run_id, err, errlen) != 0) {
+        (is_rank0(r) &&
+         timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir, &r->events,
+                          target_path(r), r->crew.capacity, r->base.run_id, err, errlen) != 0)) {
         crew_close(&r->crew);
         crew_free(&r->crew);
         return -1;
     }
+    if (!is_rank0(r)) { /* rank 0 owns the timeline */
+        free(r->tl);
+        r->tl = NULL;
+    }
+    if (r->multi && is_rank0(r)) {
+        struct clients_hello h = {.run_id = r->base.run_id, .seed = r->base.seed,
+                                  .start_wall_ns = r->base.start_wall_ns};
+        snprintf(h.dir, sizeof h.dir, "%s", r->dir);
+        snprintf(h.lab_prefix, sizeof h.lab_prefix, "%s", r->base.lab_prefix);
+        clients_hello(&r->cl, &h);
+    }
     return 0;
+}
+
+/* The faults' timing, for the report: every inject's delay, also per
+ * family (each family once, in scenario order). */
+static void fault_timing(struct report *rep, const struct timeline *tl)
+{
+    static struct remote_info agents[FL_MAX_HOSTS];
+    rep->faults = tl->faults;
+    rep->nfaults = tl->n;
+    rep->hosts = tl->env.hosts;
+    rep->nhosts = tl->env.nhosts;
+    rep->agents = agents;
+    rep->nagents = timeline_agents(tl, agents, FL_MAX_HOSTS);
+    rep->injections = timeline_delays(tl, &rep->inject_p50_ms, &rep->inject_p99_ms,
+                                      &rep->inject_max_ms);
+    for (unsigned i = 0; i < tl->n; i++) {
+        const char *action = tl->faults[i].ops->action;
+        bool seen = false;
+        for (unsigned k = 0; k < rep->nfamily_timing && !seen; k++)
+            seen = strcmp(rep->family_timing[k].action, action) == 0;
+        struct family_timing *ft = &rep->family_timing[rep->nfamily_timing];
+        if (seen || !(ft->injections = timeline_delays_of(tl, action, &ft->p50_ms, &ft->p99_ms,
+                                                          &ft->max_ms)))
+            continue;
+        ft->action = action;
+        rep->nfamily_timing++;
+    }
+}
+
+static void add_stats(struct io_stats *to, const struct io_stats *s)
+{
+    to->reads += s->reads;
+    to->writes += s->writes;
+    to->flushes += s->flushes;
+    to->bytes_read += s->bytes_read;
+    to->bytes_written += s->bytes_written;
+    to->errors += s->errors;
+    if (s->ns > to->ns)
+        to->ns = s->ns;
+    if (s->lat_max_ns > to->lat_max_ns)
+        to->lat_max_ns = s->lat_max_ns;
+}
+
+/* Rank 0's view of a run over several clients: every client's numbers
+ * added to its own, what each client did, the cross reads judged. */
+struct combined {
+    struct findings findings;
+    struct io_stats io, sweep, prefilled;
+    struct buckets series;
+    uint64_t meta_ops[MOP_COUNT], meta_errors;
+    struct report_client *clients;
+    struct recovery *recov; /* per client, per fault */
+    char (*dirs)[PATH_MAX + 32];
+    struct report_cross cross;
+};
+
+static int by_read_time(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    return x->read_ns < y->read_ns ? -1 : x->read_ns > y->read_ns;
+}
+
+/* Adds every reported client's result to rank 0's own (cl->c[0].res). */
+static int combine(struct run *r, struct combined *all)
+{
+    struct crew *crew = &r->crew;
+    struct clients *cl = &r->cl;
+    unsigned n = cl->n, nf = r->tl->n;
+    memset(all, 0, sizeof *all);
+    findings_init(&all->findings, r->sc.findings_limit);
+    if (buckets_init(&all->series, r->sc.bucket_ns,
+                     r->sc.duration_ns + r->sc.grace_ns + 10000000000ull) != 0 ||
+        !(all->clients = calloc(n, sizeof *all->clients)) ||
+        !(all->recov = calloc((size_t)n * (nf ? nf : 1), sizeof *all->recov)) ||
+        !(all->dirs = calloc(n, sizeof *all->dirs)))
+        return -1;
+    uint64_t end = workload_end(crew, &r->sc);
+    for (unsigned k = 0; k < n; k++) {
+        struct client *c = &cl->c[k];
+        struct report_client *rc = &all->clients[k];
+        crew_client_dir(r->dir, n, k, all->dirs[k], sizeof all->dirs[k]);
+        *rc = (struct report_client){.rank = k, .host = c->host, .lost = c->state == CLIENT_LOST,
+                                     .why = c->why, .heard = c->heard, .max_stall_s = -1,
+                                     .offset_ns = c->offset_ns[0],
+                                     .uncertainty_ns = c->uncertainty_ns[0],
+                                     .offset_end_ns = c->offset_ns[1],
+                                     .uncertainty_end_ns = c->uncertainty_ns[1],
+                                     .end_measured = c->end_measured,
+                                     .error_ns = clients_error_ns(c), .dir = all->dirs[k]};
+        if (!c->have_res)
+            continue;
+        const struct client_result *x = &c->res;
+        rc->io = &x->io;
+        rc->sweep = &x->sweep;
+        rc->findings = findings_bad(&x->findings);
+        add_stats(&all->io, &x->io);
+        add_stats(&all->sweep, &x->sweep);
+        add_stats(&all->prefilled, &x->prefilled);
+        findings_merge(&all->findings, &x->findings);
+        for (int m = 0; m < MOP_COUNT; m++)
+            all->meta_ops[m] += x->meta_ops[m];
+        all->meta_errors += x->meta_errors;
+        if (x->series.b) {
+            buckets_merge(&all->series, &x->series);
+            rc->series = &x->series;
+            rc->recovery = &all->recov[(size_t)k * (nf ? nf : 1)];
+            rc->max_stall_s = recover_all(&x->series, &r->sc, r->tl, end, &rc->baseline,
+                                          &all->recov[(size_t)k * (nf ? nf : 1)]);
+        }
+        if (k > 0)
+            for (size_t e = 0; e < x->nevents; e++)
+                events_add_from(&r->events, &x->events[e], (int)k);
+    }
+    return 0;
+}
+
+static void combined_free(struct combined *all)
+{
+    findings_free(&all->findings);
+    buckets_free(&all->series);
+    free(all->clients);
+    free(all->recov);
+    free(all->dirs);
+}
+
+/* Rank 0 after its own sweep: every rank's result, the cross reads judged
+ * by their owners, and one report over all of them. */
+static int finish_rank0(struct run *r, struct report *rep, struct recovery *recov)
+{
+    struct crew *crew = &r->crew;
+    struct clients *cl = &r->cl;
+    char err[FL_ERRLEN];
+    if (crew_save_cross(crew, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: %s\n", err);
+    client_result_of(&cl->c[0].res, 0, crew, NULL);
+    cl->c[0].have_res = true;
+    cl->c[0].state = CLIENT_REPORTED;
+    say(r, "gathering the results of %u clients", cl->n);
+    /* A rank that has not reported by the end of the run (its duration, or
+     * rank 0's own sweep when that ends later) plus grace is lost. */
+    uint64_t end = crew->t0 + r->sc.duration_ns;
+    clients_gather(cl, (mono_ns() > end ? mono_ns() : end) + r->sc.grace_ns);
+    char cerr[512];
+    if (clients_save_clocks(cl, r->dir, cerr, sizeof cerr) != 0)
+        fprintf(stderr, "faultline: %s\n", cerr);
+    struct combined all;
+    int rc = combine(r, &all);
+    if (rc == 0 && r->sc.workload.cross_pct) {
+        all.cross.rule = r->sc.backend->cross_rule ? r->sc.backend->cross_rule : "acknowledged";
+        all.cross.pct = r->sc.workload.cross_pct;
+        struct cross_tally t = {0};
+        clients_cross(cl, crew, cl->c[0].res.cross, cl->c[0].res.ncross, &all.findings, &t);
+        all.cross.reads = t.reads;
+        all.cross.judged = t.judged;
+        all.cross.ok = t.ok;
+        all.cross.bad = t.bad;
+        all.cross.unjudged = t.unjudged;
+        rep->cross = &all.cross;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "faultline: out of memory combining the clients' results\n");
+        combined_free(&all);
+        return 2;
+    }
+    if (all.findings.n > 1)
+        qsort(all.findings.list, all.findings.n, sizeof *all.findings.list, by_read_time);
+    rep->findings = &all.findings;
+    rep->io = &all.io;
+    rep->sweep = crew->error ? NULL : &all.sweep;
+    rep->prefill = r->sc.workload.prefill ? &all.prefilled : NULL;
+    rep->meta_streams = NULL;
+    rep->meta_ops = all.meta_ops;
+    rep->meta_errors = all.meta_errors;
+    rep->nmeta = 0;
+    for (unsigned k = 0; k < cl->n; k++)
+        rep->nmeta += cl->c[k].have_res ? cl->c[k].res.nmeta : 0;
+    rep->clients = all.clients;
+    rep->nclients = cl->n;
+    rep->lost_clients = clients_lost(cl);
+    rep->workers = crew->n * cl->n;
+    for (unsigned k = 1; k < cl->n; k++) {
+        const struct client_result *x = &cl->c[k].res;
+        if (!cl->c[k].have_res)
+            continue;
+        rep->hung += x->hung;
+        rep->abandoned |= x->abandoned;
+        rep->journal_stalls += x->journal_stalls;
+        rep->checkpoints += x->checkpoints;
+        rep->doubtful_writes += x->doubtful_writes;
+        rep->map_bytes_at_rest += x->bytes_at_rest;
+        rep->map_bytes_peak += x->bytes_peak;
+        rep->pending_peak += x->pending_peak;
+        rep->interrupted |= x->interrupted;
+    }
+    analyse(rep, crew, &all.series, r->tl, recov);
+    heal_finish(r, recov, rep->end_ns);
+    r->abandoned = crew->abandoned;
+    int code = finish(rep, crew, &r->events);
+    launch_save_status(r->dir, code); /* mpirun may not pass our status on */
+    r->clean_exit = clients_done(cl, code);
+    combined_free(&all);
+    return code;
+}
+
+/* Rank r after its sweep: its result into its own directory first, then
+ * to rank 0, which answers with the exit status. */
+static int finish_rank(struct run *r)
+{
+    struct crew *crew = &r->crew;
+    char err[FL_ERRLEN];
+    if (crew_save_cross(crew, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, err);
+    struct client_result res;
+    void *buf = NULL;
+    size_t len = 0;
+    int code = 2;
+    client_result_of(&res, (unsigned)r->mpi.rank, crew, &r->events);
+    if (client_result_encode(&res, &buf, &len) != 0) {
+        fprintf(stderr, "faultline: rank %d: out of memory for its result\n", r->mpi.rank);
+    } else {
+        if (client_result_save(&res, buf, len, r->own_dir, err, sizeof err) != 0)
+            fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, err);
+        r->cl.result = buf; /* MPI may read it until the end */
+        code = clients_report(&r->cl, buf, len, crew, &r->clean_exit);
+        if (r->cl.err[0])
+            fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, r->cl.err);
+    }
+    client_result_free(&res);
+    r->abandoned = crew->abandoned;
+    crew_close(crew);
+    crew_free(crew);
+    return code;
 }
 
 /* The workload with its faults, the sweep, the analysis, the reports. */
@@ -349,18 +705,30 @@ static int run_workload(struct run *r)
     const struct scenario *sc = &r->sc;
     struct timeline *tl = r->tl;
     struct crew *crew = &r->crew;
-    say(r, "%s on %s, %u worker%s, %u fault%s, for %.1f s; run directory %s", sc->name,
-        crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
-        (double)sc->duration_ns / 1e9, r->dir);
+    if (r->multi)
+        say(r, "%s on %s, %u clients of %u worker%s each, %u fault%s, for %.1f s; run directory "
+            "%s", sc->name, crew->desc, r->cl.n, crew->n, crew->n == 1 ? "" : "s",
+            tl ? tl->n : 0, tl && tl->n == 1 ? "" : "s", (double)sc->duration_ns / 1e9, r->dir);
+    else
+        say(r, "%s on %s, %u worker%s, %u fault%s, for %.1f s; run directory %s", sc->name,
+            crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
+            (double)sc->duration_ns / 1e9, r->dir);
     /* Time zero is the start of the workload: faults count from there. */
     struct start_ctx sctx = {.tl = tl, .events = &r->events};
     crew->on_start = start_faults;
     crew->on_start_ctx = &sctx;
-    crew->between = finish_faults;
-    crew->between_ctx = tl;
-    crew->active_faults = &tl->active;
+    if (tl) {
+        crew->between = finish_faults;
+        crew->between_ctx = tl;
+        crew->active_faults = &tl->active;
+    } else {
+        crew->between = rank_progress;
+        crew->between_ctx = r;
+    }
     heal_start(r);
     crew_run(crew);
+    if (!is_rank0(r))
+        return finish_rank(r);
     struct run_meta meta = crew->w[0].meta;
     meta.nblocks = meta.total_blocks;
     struct report rep = crew_report("run", r->dir, sc, &meta, crew);
@@ -373,39 +741,28 @@ static int run_workload(struct run *r)
     rep.meta_streams = crew->meta_left_behind ? NULL : crew->meta;
     rep.nmeta = crew->meta_left_behind ? 0 : crew->nmeta;
     rep.prefill = sc->workload.prefill ? &crew->prefilled : NULL;
-    rep.faults = tl->faults;
-    rep.nfaults = tl->n;
-    static struct remote_info agents[FL_MAX_HOSTS];
-    rep.hosts = tl->env.hosts;
-    rep.nhosts = tl->env.nhosts;
-    rep.agents = agents;
-    rep.nagents = timeline_agents(tl, agents, FL_MAX_HOSTS);
-    rep.injections = timeline_delays(tl, &rep.inject_p50_ms, &rep.inject_p99_ms,
-                                     &rep.inject_max_ms);
-    for (unsigned i = 0; i < tl->n; i++) { /* each family once, in scenario order */
-        const char *action = tl->faults[i].ops->action;
-        bool seen = false;
-        for (unsigned k = 0; k < rep.nfamily_timing && !seen; k++)
-            seen = strcmp(rep.family_timing[k].action, action) == 0;
-        struct family_timing *ft = &rep.family_timing[rep.nfamily_timing];
-        if (seen || !(ft->injections = timeline_delays_of(tl, action, &ft->p50_ms, &ft->p99_ms,
-                                                          &ft->max_ms)))
-            continue;
-        ft->action = action;
-        rep.nfamily_timing++;
-    }
+    rep.hung = crew->hung;
+    rep.abandoned = crew->abandoned;
+    fault_timing(&rep, tl);
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {
         heal_finish(r, NULL, 0);
         fprintf(stderr, "faultline: out of memory\n");
+        if (r->multi)
+            r->clean_exit = clients_done(&r->cl, 2);
         crew_close(crew);
         crew_free(crew);
         return 2;
     }
-    analyse(&rep, crew, tl, recov);
-    heal_finish(r, recov, rep.end_ns);
-    r->abandoned = crew->abandoned;
-    int code = finish(&rep, crew, &r->events);
+    int code;
+    if (r->multi) {
+        code = finish_rank0(r, &rep, recov);
+    } else {
+        analyse(&rep, crew, &crew->series, tl, recov);
+        heal_finish(r, recov, rep.end_ns);
+        r->abandoned = crew->abandoned;
+        code = finish(&rep, crew, &r->events);
+    }
     free(recov);
     return code;
 }
@@ -428,23 +785,40 @@ static int run_teardown(struct run *r, int code)
             if (code == 0)
                 code = 2;
         }
-    } else if (r->have_lab) {
+    } else if (r->have_lab && !r->multi) {
         say(r, "the %s lab (prefix %s) stays up; `faultline lab down %s` removes it", kind,
             r->lab.prefix, kind);
     }
-    if (r->abandoned) {
-        /* Workers are still parked in calls to a target that never answered;
-         * their threads own memory nothing may free under them, and may still
-         * emit events (the lab going down is a path loss to them): the event
-         * log stays open.  The reports are written: leave without running
-         * exit handlers over any of it. */
+    if (r->abandoned || (r->multi && !r->clean_exit)) {
+        /* Workers are still parked in calls to a target that never answered
+         * (their threads own memory nothing may free under them, and may still
+         * emit events: the event log stays open), or MPI may still read a
+         * message that never left, or a rank is gone and MPI_Finalize would
+         * wait for it.  The reports are written: leave without running exit
+         * handlers over any of it. */
         fflush(stdout);
         fflush(stderr);
         _exit(code);
     }
     if (r->events_open)
         events_close(&r->events);
+    clients_free(&r->cl);
+    ranks_finish(&r->mpi, true);
     return code;
+}
+
+/* A run that cannot start: rank 0 releases the other ranks, a rank tells
+ * rank 0 why. */
+static void run_refused(struct run *r, const char *why)
+{
+    if (!r->multi)
+        return;
+    if (is_rank0(r)) {
+        launch_save_status(r->dir, 2);
+        clients_done(&r->cl, 2);
+    } else {
+        clients_failed(&r->cl, why);
+    }
 }
 
 int cmd_run(const struct run_opts *o)
@@ -456,19 +830,50 @@ int cmd_run(const struct run_opts *o)
         return 2;
     }
     r->o = o;
-    int code = 2;
-    if (run_setup(r, err, sizeof err) != 0) {
+    if (ranks_init(&r->mpi, NULL, NULL, err, sizeof err) != 0 ||
+        clients_init(&r->cl, &r->mpi, 30000000000ull, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
-        if (r->events_open)
-            events_close(&r->events);
         free(r);
         return 2;
     }
+    r->multi = r->mpi.size > 1;
+    if (!r->mpi.mpi) {
+        /* A lab scenario with client hosts: this process brings the lab up
+         * and starts the ranks (launch.h). */
+        if (scenario_load(o->scenario, &r->sc, err, sizeof err) == 0 && launch_needed(&r->sc)) {
+            int code = launch_run(o, &r->sc);
+            free(r);
+            return code;
+        }
+    }
+    int code = 2;
+    if (run_setup(r, err, sizeof err) != 0) {
+        if (r->multi && !is_rank0(r))
+            fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, err);
+        else
+            fprintf(stderr, "faultline: %s\n", err);
+        if (r->events_open)
+            events_close(&r->events);
+        if (r->multi) {
+            if (is_rank0(r))
+                clients_done(&r->cl, 2);
+            fflush(stdout);
+            fflush(stderr);
+            _exit(2); /* a rank may be gone: MPI_Finalize could wait for it */
+        }
+        clients_free(&r->cl);
+        ranks_finish(&r->mpi, true);
+        free(r);
+        return 2;
+    }
+    r->cl.grace_ns = r->sc.grace_ns;
     install_signals();
-    if (run_lab_up(r, err, sizeof err) != 0 || run_prepare(r, err, sizeof err) != 0)
+    if (run_lab_up(r, err, sizeof err) != 0 || run_prepare(r, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
-    else
+        run_refused(r, err);
+    } else {
         code = run_workload(r);
+    }
     code = run_teardown(r, code);
     free(r);
     return code;
@@ -476,11 +881,12 @@ int cmd_run(const struct run_opts *o)
 
 /* The run went to the lab's LUN or volume: it must still be there, and the
  * target takes its place again. */
-static int use_lab_again(struct scenario *sc, const char *dir)
+static int use_lab_again(struct scenario *sc, const char *dir, unsigned ranks)
 {
-    char err[FL_ERRLEN], w0[PATH_MAX + 32];
+    char err[FL_ERRLEN], w0[PATH_MAX + 64], client[PATH_MAX + 32];
     struct run_meta m;
-    snprintf(w0, sizeof w0, "%s/worker-0", dir);
+    crew_client_dir(dir, ranks, 0, client, sizeof client);
+    snprintf(w0, sizeof w0, "%s/worker-0", client);
     if (state_read_meta(w0, &m, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         return -1;
@@ -494,10 +900,46 @@ static int use_lab_again(struct scenario *sc, const char *dir)
     if (rc != 0)
         fprintf(stderr, "faultline: the run used the embedded %s lab (prefix %s): %s; its storage "
                         "went with it\n", sc->lab->name, m.lab_prefix, err);
-    else if ((rc = scenario_use_lab(sc, lab, err, sizeof err)) != 0)
+    else if ((rc = scenario_use_lab(sc, lab, 0, err, sizeof err)) != 0)
         fprintf(stderr, "faultline: %s\n", err);
     free(lab);
     return rc;
+}
+
+/* A verify of a run over several clients judges every client's cross reads
+ * again, against their owners' journals (also those of a client that was
+ * lost: its journal is here now). */
+static struct report_cross *verify_cross(struct crew *crew, const char *dir, unsigned ranks,
+                                         struct report_cross *out)
+{
+    size_t n = 0;
+    struct cross_tally t = {0};
+    for (unsigned i = 0; i < crew->n; i++) {
+        n += crew->w[i].cross.n;
+        t.unjudged += crew->w[i].cross.unrecorded;
+    }
+    struct cross_read *all = malloc((n ? n : 1) * sizeof *all);
+    uint64_t *errs = calloc(ranks, sizeof *errs);
+    if (!all || !errs) {
+        free(all);
+        free(errs);
+        return NULL;
+    }
+    size_t k = 0;
+    for (unsigned i = 0; i < crew->n; i++) {
+        memcpy(all + k, crew->w[i].cross.r, crew->w[i].cross.n * sizeof *all);
+        k += crew->w[i].cross.n;
+    }
+    clients_load_clocks(dir, ranks, errs);
+    clients_judge(crew, all, n, errs, &crew->findings, &t);
+    free(all);
+    free(errs);
+    const char *rule = crew->sc->backend->cross_rule;
+    *out = (struct report_cross){.rule = rule ? rule : "acknowledged",
+                                 .pct = crew->sc->workload.cross_pct, .reads = n + t.unjudged,
+                                 .judged = t.judged, .ok = t.ok, .bad = t.bad,
+                                 .unjudged = t.unjudged};
+    return out;
 }
 
 int cmd_verify(const char *dir, bool quiet)
@@ -514,7 +956,15 @@ int cmd_verify(const char *dir, bool quiet)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
-    if (scenario_lab_places(&sc) && use_lab_again(&sc, dir) != 0)
+    unsigned ranks;
+    if (crew_run_ranks(dir, &ranks, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    /* every client's share, each file tree subtree */
+    sc.target.rank = -1;
+    sc.target.ranks = ranks;
+    if (scenario_lab_places(&sc) && use_lab_again(&sc, dir, ranks) != 0)
         return 2;
     struct event_log events;
     if (events_open(&events, dir, 0, mono_ns(), err, sizeof err) != 0) {
@@ -544,6 +994,9 @@ int cmd_verify(const char *dir, bool quiet)
     events_set_t0(&events, crew.t0);
     crew_verify(&crew);
     struct report rep = crew_report("verify", dir, &sc, &meta, &crew);
+    struct report_cross cross;
+    if (ranks > 1 && sc.workload.cross_pct)
+        rep.cross = verify_cross(&crew, dir, ranks, &cross);
     rep.io = &crew.sweep;
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;

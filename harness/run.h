@@ -11,6 +11,7 @@
 #define FL_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct run_opts {
     const char *scenario;
@@ -20,6 +21,11 @@ struct run_opts {
 };
 
 int cmd_run(const struct run_opts *o);
+
+/* The run directory: `out`, or runs/<time>-<name>; made, and refused when
+ * it holds a run already.  0, or -1 with err. */
+int run_dir_make(const char *out, const char *name, char *dir, size_t n, char *err,
+                 size_t errlen);
 int cmd_verify(const char *dir, bool quiet);
 int cmd_check(const char *file);
 

@@ -85,6 +85,11 @@ static const struct key_def workload_keys[] = {
     {"prefill", KEY_BOOL, "no", NULL, F(prefill), 0, 0,
      "write every block once before the timed workload, so that even read = 100% verifies "
      "real data (times of those writes count as 0)", 0},
+    {"cross_reads", KEY_PERCENT, "0%", NULL, F(workload.cross_pct), 0, 0,
+     "a run over several clients (mpirun, or [lab] clients): this share of reads goes to "
+     "blocks (or files) another client owns, each checked at the end against the owner's "
+     "history: a read that began after the owner's write was acknowledged (for files: "
+     "flushed and closed, then opened anew) must return it or newer", 0},
     {"workers", KEY_COUNT, NULL, NULL, F(workers), 1, 256,
      "io_uring (or iscsi) threads sharing `depth`, each owning every workers-th block "
      "(default 1)", 0},
@@ -97,6 +102,11 @@ static const struct key_def lab_keys[] = {
     {"control", KEY_CHOICE, "direct", "direct|ssh", KEY_FIELD(struct lab_opts, control), 0, 0,
      "how faults reach the lab's hosts: direct (from here, into their namespaces) or ssh "
      "(through each host's sshd and `faultline agent`, as on a real cluster)", 0},
+    {"clients", KEY_COUNT, "1", NULL, KEY_FIELD(struct lab_opts, clients), 1, LAB_MAX_CLIENTS,
+     "client hosts: 1 (this namespace is the client), or 2 and more: hosts c1..cN, each a "
+     "namespace on the switch with an address of its own, an sshd on a management network "
+     "that faults never touch, and (gluster) its own FUSE mount; `faultline run` then starts "
+     "one rank in each with mpirun", 0},
     {"lease", KEY_DURATION, "5s", NULL, KEY_FIELD(struct lab_opts, lease_ns), 0, AT_MOST_A_DAY,
      "control = ssh: each host's agent clears a fault by itself this long after its planned "
      "clear (as [host] lease)", 0},
@@ -838,8 +848,9 @@ static bool lab_host_known(const struct scenario *sc, const char *host, char *na
         snprintf(names, n, " (there is no lab)");
         return false;
     }
-    char hosts[LAB_MAX_HOSTS][16];
-    unsigned nh = lab_kind_hosts(sc->lab, hosts, LAB_MAX_HOSTS);
+    char hosts[LAB_MAX_HOSTS + LAB_MAX_CLIENTS][16];
+    unsigned nh = lab_kind_hosts(sc->lab, (unsigned)sc->lab_opts.clients, hosts,
+                                 LAB_MAX_HOSTS + LAB_MAX_CLIENTS);
     size_t used = (size_t)snprintf(names, n, " (");
     bool known = false;
     for (unsigned i = 0; i < nh && used < n; i++) {
@@ -965,12 +976,13 @@ bool scenario_lab_places(const struct scenario *sc)
            !sc->target.located;
 }
 
-int scenario_use_lab(struct scenario *sc, const struct lab *lab, char *err, size_t errlen)
+int scenario_use_lab(struct scenario *sc, const struct lab *lab, unsigned client, char *err,
+                     size_t errlen)
 {
     if (!scenario_lab_places(sc) || !sc->backend->place)
         return 0;
     struct lab_place p;
-    lab_place_of(lab, &p);
+    lab_place_for(lab, client, &p);
     return sc->backend->place(&sc->target, p.where, err, errlen);
 }
 

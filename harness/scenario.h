@@ -85,8 +85,10 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
 bool scenario_lab_places(const struct scenario *sc);
 
 /* Gives the target the place the lab has for it (the lab's portals or
- * mount) where the scenario named none.  0, or -1 with err. */
-int scenario_use_lab(struct scenario *sc, const struct lab *lab, char *err, size_t errlen);
+ * mount; of client host `client`, 0: ours) where the scenario named none.
+ * 0, or -1 with err. */
+int scenario_use_lab(struct scenario *sc, const struct lab *lab, unsigned client, char *err,
+                     size_t errlen);
 
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);

@@ -103,10 +103,17 @@ static void gather_hosts(struct timeline *tl, const struct scenario *sc, const s
         lab_fault_lab(&tl->lab, &tl->fault_lab);
         env->lab = &tl->fault_lab;
         snprintf(env->bridge, sizeof env->bridge, "%s", lab->bridge);
-        for (unsigned i = 0; i < lab->nhosts; i++) {
-            const struct lab_host *h = &lab->hosts[i];
-            struct fault_host *fh = add_host(env, h->name, h->netns, h->ifname, h->port,
-                                             h->addr, true);
+        /* With client hosts, rank 0 runs in c1: the switch, and our own
+         * client, are in the namespace the lab named for that. */
+        snprintf(env->switch_netns, sizeof env->switch_netns, "%s", lab->switch_netns);
+        for (unsigned i = 0; i < lab->nhosts + lab->nclients; i++) {
+            const struct lab_host *h = i < lab->nhosts ? &lab->hosts[i]
+                                                       : &lab->clients[i - lab->nhosts];
+            struct fault_host *fh = add_host(env, h->name, h->netns[0] ? h->netns
+                                                                       : lab->switch_netns,
+                                             h->ifname, h->port, h->addr, true);
+            if (fh)
+                snprintf(fh->port_netns, sizeof fh->port_netns, "%s", lab->switch_netns);
             /* [lab] control = ssh: every server, and the switch, as a real
              * cluster's would be reached. */
             if (fh && sc->lab_opts.control == LAB_CONTROL_SSH && h->netns[0]) {

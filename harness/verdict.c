@@ -106,6 +106,9 @@ static bool run_value(const struct verdict_input *in, const struct verdict *v, i
     case M_HUNG:
         *out = (double)in->hung;
         return true;
+    case M_LOST_CLIENTS:
+        *out = (double)in->lost_clients;
+        return true;
     case M_MAX_STALL:
         *out = in->max_stall_s;
         *why = "no time buckets";
@@ -265,6 +268,8 @@ int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
             continue;
         if (!tree && (m == M_MISSING_FILES || m == M_UNEXPECTED_FILES || m == M_WRONG_SIZES))
             continue; /* only a file tree has names to lose */
+        if (m == M_LOST_CLIENTS && in->clients <= 1)
+            continue; /* only a run over several clients can lose one */
         struct expect_rule rule = {.metric = m, .fault = -1, .op = EXP_EQ, .value = 0};
         snprintf(rule.text, sizeof rule.text, "%s = 0", run_metrics[m].name);
         double value = 0;

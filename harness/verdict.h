@@ -46,6 +46,7 @@ struct verdict_input {
     void *written_ctx;
     const struct io_stats *io, *sweep;
     uint64_t doubtful_writes, hung;
+    unsigned clients, lost_clients; /* a run over several clients (MPI ranks): 0 alone */
     double max_stall_s;              /* over the whole workload; < 0: unknown */
 };
 

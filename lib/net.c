@@ -98,6 +98,32 @@ int netns_create(const char *name, char *err, size_t errlen)
     return 0;
 }
 
+int netns_name_ours(const char *name, char *err, size_t errlen)
+{
+    if (netns_exists(name))
+        return 0;
+    if (netns_dir_ready(err, errlen) != 0)
+        return -1;
+    char path[256];
+    ns_path(name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    /* the namespace of the whole process (its first thread), not of this thread */
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%d/ns/net", (int)getpid());
+    if (mount(self, path, "none", MS_BIND, NULL) != 0) {
+        int e = errno;
+        unlink(path);
+        snprintf(err, errlen, "cannot name our network namespace %s: %s", name, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 int netns_delete(const char *name, char *err, size_t errlen)
 {
     char path[256];

@@ -24,6 +24,11 @@
 /* Creates namespace `name` (an existing one is fine). */
 int netns_create(const char *name, char *err, size_t errlen);
 
+/* Gives our own namespace the name `name` too (as `ip netns attach`), so
+ * that a process in another one can enter it by name.  Deleting the name
+ * leaves the namespace alone. */
+int netns_name_ours(const char *name, char *err, size_t errlen);
+
 /* Deletes namespace `name`: unmounts and removes /run/netns/name. */
 int netns_delete(const char *name, char *err, size_t errlen);
 

@@ -52,6 +52,8 @@ struct io {
     bool doubtful;     /* WRITE: it completed, but only after being reissued on another
                           path (or its first attempt timed out): the media may hold
                           either generation until a read shows which */
+    bool cross;        /* READ: of a block another client owns (cross_reads); a file
+                          tree opens the file anew for it (close-to-open) */
     void *backend;     /* the backend's own bookkeeping for this I/O */
     char err[128];     /* backend's words for a failure, "" if none */
 };
@@ -94,6 +96,14 @@ struct target_cfg {
     bool direct;    /* O_DIRECT (always on for blockdev) */
     bool sync;      /* O_DSYNC: every write is durable when it completes */
     bool located;   /* the scenario says where the target is (else a lab's place) */
+    /* Set by the harness for a run over several clients (MPI ranks): this
+     * client's rank, -1 for all of them (a later verify), of `ranks`.  Rank
+     * r owns the blocks b with b % ranks == r; a file tree gives each rank
+     * a subtree of its own.  ranks 0 or 1: one client, as alone. */
+    int rank;
+    unsigned ranks;
+    bool cross_reads; /* another client reads this one's blocks: a file tree then
+                         closes what it flushed (close-to-open) */
     _Alignas(max_align_t) unsigned char opts[FL_KIND_OPTS];
 };
 
@@ -143,6 +153,11 @@ struct backend_ops {
     /* Metadata streams beside the data streams, and the root they work in.
      * NULL or 0: none. */
     unsigned (*streams)(const struct target_cfg *t, char *root, size_t n);
+    /* The promise a read by another client relies on (cross_reads): NULL
+     * for "acknowledged" (a read that began after the owner's write was
+     * acknowledged returns it or newer); "close-to-open" for a file tree
+     * (after the owner's flush, which fsyncs and closes, and a fresh open). */
+    const char *cross_rule;
     /* Checks beyond the blocks, once they are swept (the names of a file
      * tree); skip: names (relative) that are not the layout's.  Findings
      * carry phase and now.  Their number, or -1 with err.  NULL: none. */
@@ -173,6 +188,9 @@ struct backend {
     unsigned worker;           /* set before open(): which worker (initiator names) */
     bool again;          /* set before open(): another worker of this run has the
                             target open already (no exclusive claim, no creation) */
+    bool shared;         /* set before open(): another client of the run (rank 0, maybe
+                            on this node) made the target and may hold its claim: no
+                            exclusive claim, no creation, but still refuse one in use */
     bool existing;       /* set before open(): verifying a finished run: open what
                             the run made, create and reset nothing */
     uint64_t capacity;   /* bytes that may be tested */

@@ -324,8 +324,9 @@ static int blockdev_open(struct backend *be, const struct target_cfg *t, unsigne
     }
     char why[2300];
     /* The first worker's O_EXCL open claims the device for the whole run;
-     * the others would be refused by that very claim. */
-    int excl = be->again ? 0 : O_EXCL;
+     * the others would be refused by that very claim, and so would another
+     * client of the run on the same node (it still checks for mounts). */
+    int excl = be->again || be->shared ? 0 : O_EXCL;
     int busy = be->again ? 0 : blockdev_in_use(st.st_rdev, why, sizeof why);
     if (busy != 0) {
         if (busy > 0)

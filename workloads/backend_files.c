@@ -40,10 +40,14 @@
 #include "engine.h"
 #include "tree.h"
 
-/* One tree shared by the workers of a run. */
+/* One tree shared by the workers of a run.  With several clients (ranks)
+ * every rank has a subtree of its own, laid out alike: t is the layout
+ * (its root that of rank 0, or the one tree), roots[r] each subtree's. */
 struct shared_tree {
     struct tree t;
-    _Atomic int *fds;       /* per file: descriptor, or -1 when not open (yet) */
+    unsigned ranks;
+    char **roots;
+    _Atomic int *fds;       /* per rank and file: descriptor, or -1 when not open (yet) */
     _Atomic unsigned opened;
     unsigned fd_budget;     /* descriptors the table may keep */
     unsigned refs;
@@ -59,7 +63,9 @@ struct files_priv {
                                   pages are the storage there) */
     uint32_t *dirty;           /* files written since the last flush */
     size_t ndirty, dirty_cap;
-    uint8_t *is_dirty;         /* bitmap over files */
+    uint8_t *is_dirty;         /* bitmap over files (of every rank) */
+    bool publish;              /* another client reads ours: a flush also closes
+                                  (close-to-open) */
     struct io **done;          /* completed, not yet reaped */
     unsigned ndone, cap;
 };
@@ -74,6 +80,29 @@ static void files_root(const struct target_cfg *t, char *out, size_t n)
 {
     if ((size_t)snprintf(out, n, "%s/faultline-%s", t->path, cfg_of(t)->tree_name) >= n)
         out[0] = 0; /* too long: open refuses it */
+}
+
+static unsigned ranks_of(const struct target_cfg *t)
+{
+    return t->ranks > 1 ? t->ranks : 1;
+}
+
+/* The root of rank r's subtree: PATH/faultline-NAME/client-R with several
+ * clients, the tree's root alone. */
+static void rank_root(const struct target_cfg *t, unsigned r, char *out, size_t n)
+{
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    if (ranks_of(t) == 1 || !root[0])
+        snprintf(out, n, "%s", root);
+    else if ((size_t)snprintf(out, n, "%s/client-%u", root, r) >= n)
+        out[0] = 0;
+}
+
+/* Each rank's share of the budget. */
+static uint64_t rank_budget(const struct target_cfg *t)
+{
+    return t->size / ranks_of(t);
 }
 
 /* How many descriptors the table may hold: raise the soft limit to the
@@ -91,11 +120,76 @@ static unsigned fd_budget(void)
     return rl.rlim_cur > 2048 ? (unsigned)(rl.rlim_cur - 1024) : 256;
 }
 
+/* With several clients the tree's root holds only their subtrees: rank 0
+ * makes it, emptying an earlier tree of one client (it carries the marker)
+ * and the subtrees of ranks this run does not have. */
+static int prepare_parent(const struct target_cfg *t, char *err, size_t n)
+{
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    if (mkdir(root, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, n, "cannot create %s: %s", root, strerror(errno));
+        return -1;
+    }
+    char marker[PATH_MAX + 200];
+    snprintf(marker, sizeof marker, "%s/%s", root, TREE_MARKER);
+    if (access(marker, F_OK) == 0 && tree_empty(root, err, n) != 0)
+        return -1;
+    for (unsigned r = ranks_of(t);; r++) {
+        char sub[PATH_MAX + 200];
+        snprintf(sub, sizeof sub, "%s/client-%u", root, r);
+        if (access(sub, F_OK) != 0)
+            return 0;
+        if (tree_empty(sub, err, n) != 0)
+            return -1;
+        if (rmdir(sub) != 0) {
+            snprintf(err, n, "cannot remove %s: %s", sub, strerror(errno));
+            return -1;
+        }
+    }
+}
+
+/* The tree's subtrees: made (this client's) or found (every one it uses). */
+static int subtrees(struct shared_tree *s, const struct target_cfg *t, bool create, char *err,
+                    size_t n)
+{
+    unsigned first = t->rank >= 0 ? (unsigned)t->rank : 0;
+    unsigned last = t->rank >= 0 ? (unsigned)t->rank : s->ranks - 1;
+    if (create && s->ranks > 1 && t->rank == 0 && prepare_parent(t, err, n) != 0)
+        return -1;
+    for (unsigned r = first; r <= last; r++) {
+        snprintf(s->t.root, sizeof s->t.root, "%s", s->roots[r]);
+        if (create && tree_create(&s->t, err, n) != 0)
+            return -1;
+        if (!create) {
+            struct stat st;
+            char marker[PATH_MAX + 32];
+            snprintf(marker, sizeof marker, "%s/%s", s->roots[r], TREE_MARKER);
+            if (stat(marker, &st) != 0) {
+                snprintf(err, n, "%s: %s; is the filesystem mounted?", marker, strerror(errno));
+                return -1;
+            }
+        }
+    }
+    snprintf(s->t.root, sizeof s->t.root, "%s", s->roots[0]);
+    return 0;
+}
+
+static void free_shared(struct shared_tree *s)
+{
+    for (unsigned r = 0; s->roots && r < s->ranks; r++)
+        free(s->roots[r]);
+    free(s->roots);
+    free(s->fds);
+    tree_free(&s->t);
+    free(s);
+}
+
 static struct shared_tree *attach(const struct target_cfg *t, bool create, char *err, size_t n)
 {
     pthread_mutex_lock(&shared_mu);
     char root[PATH_MAX + 160];
-    files_root(t, root, sizeof root);
+    rank_root(t, 0, root, sizeof root);
     if (!root[0] || strlen(root) >= sizeof shared->t.root) {
         snprintf(err, n, "%s: path too long for the tree", t->path);
         pthread_mutex_unlock(&shared_mu);
@@ -116,37 +210,37 @@ static struct shared_tree *attach(const struct target_cfg *t, bool create, char 
         snprintf(err, n, "out of memory");
         goto out;
     }
-    if (tree_layout(&s->t, (enum tree_class)cfg_of(t)->tree_class, t->size,
+    if (tree_layout(&s->t, (enum tree_class)cfg_of(t)->tree_class, rank_budget(t),
                     cfg_of(t)->block_size, root, err, n) != 0) {
         free(s);
         s = NULL;
         goto out;
     }
-    if (create && tree_create(&s->t, err, n) != 0)
+    s->ranks = ranks_of(t);
+    size_t nfds = s->t.nfiles * s->ranks;
+    if (!(s->roots = calloc(s->ranks, sizeof *s->roots)) ||
+        !(s->fds = malloc((nfds ? nfds : 1) * sizeof *s->fds))) {
+        snprintf(err, n, "out of memory for %zu file descriptors", nfds);
         goto fail;
-    if (!create) {
-        struct stat st;
-        char marker[PATH_MAX + 32];
-        snprintf(marker, sizeof marker, "%s/%s", root, TREE_MARKER);
-        if (stat(marker, &st) != 0) {
-            snprintf(err, n, "%s: %s; is the filesystem mounted?", marker, strerror(errno));
+    }
+    for (unsigned r = 0; r < s->ranks; r++) {
+        char sub[PATH_MAX + 200];
+        rank_root(t, r, sub, sizeof sub);
+        if (!(s->roots[r] = strdup(sub))) {
+            snprintf(err, n, "out of memory");
             goto fail;
         }
     }
-    s->fds = malloc(s->t.nfiles * sizeof *s->fds);
-    if (!s->fds) {
-        snprintf(err, n, "out of memory for %zu file descriptors", s->t.nfiles);
-        goto fail;
-    }
-    for (size_t i = 0; i < s->t.nfiles; i++)
+    for (size_t i = 0; i < nfds; i++)
         atomic_init(&s->fds[i], -1);
+    if (subtrees(s, t, create, err, n) != 0)
+        goto fail;
     s->fd_budget = fd_budget();
     s->refs = 1;
     shared = s;
     goto out;
 fail:
-    tree_free(&s->t);
-    free(s);
+    free_shared(s);
     s = NULL;
 out:
     pthread_mutex_unlock(&shared_mu);
@@ -157,34 +251,49 @@ static void detach(struct shared_tree *s)
 {
     pthread_mutex_lock(&shared_mu);
     if (--s->refs == 0) {
-        for (size_t i = 0; i < s->t.nfiles; i++) {
+        for (size_t i = 0; i < s->t.nfiles * s->ranks; i++) {
             int fd = atomic_load(&s->fds[i]);
             if (fd >= 0)
                 close(fd);
         }
-        free(s->fds);
-        tree_free(&s->t);
-        free(s);
+        free_shared(s);
         shared = NULL;
     }
     pthread_mutex_unlock(&shared_mu);
 }
 
-/* The descriptor of file i; *temp when it must be closed after the I/O. */
-static int file_fd(struct files_priv *p, size_t i, bool *temp, char *err, size_t n)
+/* Where file i of rank r's subtree is: full path, or relative to the tree. */
+static void file_path(const struct shared_tree *s, unsigned r, size_t i, bool full, char *out,
+                      size_t n)
+{
+    char rel[700];
+    tree_relpath(&s->t, &s->t.files[i], rel, sizeof rel);
+    if (full)
+        snprintf(out, n, "%s/%s", s->roots[r], rel);
+    else if (s->ranks > 1)
+        snprintf(out, n, "client-%u/%s", r, rel);
+    else
+        snprintf(out, n, "%s", rel);
+}
+
+/* The descriptor of file fi (rank * nfiles + file); *temp when it must be
+ * closed after the I/O. */
+static int file_fd(struct files_priv *p, size_t fi, bool *temp, char *err, size_t n)
 {
     struct shared_tree *s = p->st;
     *temp = false;
-    int fd = atomic_load(&s->fds[i]);
+    int fd = atomic_load(&s->fds[fi]);
     if (fd >= 0)
         return fd;
-    char path[PATH_MAX + 700];
-    tree_path(&s->t, &s->t.files[i], path, sizeof path);
+    unsigned r = (unsigned)(fi / s->t.nfiles);
+    size_t i = fi % s->t.nfiles;
+    char path[PATH_MAX + 800];
+    file_path(s, r, i, true, path, sizeof path);
     fd = open(path, O_RDWR | O_CLOEXEC | (p->durable ? O_DSYNC : 0));
     if (fd < 0) {
         int e = errno;
-        tree_relpath(&s->t, &s->t.files[i], path, sizeof path);
-        snprintf(err, n, "open %.64s: %s", path, strerror(e));
+        file_path(s, r, i, false, path, sizeof path);
+        snprintf(err, n, "open %.80s: %s", path, strerror(e));
         return -e;
     }
     if (atomic_load(&s->opened) >= s->fd_budget) {
@@ -192,7 +301,7 @@ static int file_fd(struct files_priv *p, size_t i, bool *temp, char *err, size_t
         return fd;
     }
     int none = -1;
-    if (atomic_compare_exchange_strong(&s->fds[i], &none, fd)) {
+    if (atomic_compare_exchange_strong(&s->fds[fi], &none, fd)) {
         atomic_fetch_add(&s->opened, 1);
         return fd;
     }
@@ -233,10 +342,17 @@ static int64_t do_flush(struct files_priv *p, struct io *io)
         }
         if (fsync(fd) != 0) {
             res = -errno;
-            char path[700];
-            tree_relpath(&p->st->t, &p->st->t.files[f], path, sizeof path);
-            snprintf(io->err, sizeof io->err, "fsync %.64s: %s", path, strerror(-(int)res));
+            char path[800];
+            file_path(p->st, f / (uint32_t)p->st->t.nfiles, f % p->st->t.nfiles, false, path,
+                      sizeof path);
+            snprintf(io->err, sizeof io->err, "fsync %.80s: %s", path, strerror(-(int)res));
         }
+        /* Close-to-open: what the owner flushed is published by a close (NFS
+         * and FUSE flush on every close, also of a duplicate).  The shared
+         * descriptor stays for the other workers. */
+        int dup_fd = res == 0 && p->publish && !temp ? dup(fd) : -1;
+        if (dup_fd >= 0 && close(dup_fd) != 0)
+            res = -errno;
         if (temp && close(fd) != 0 && res == 0)
             res = -errno;
     }
@@ -244,16 +360,37 @@ static int64_t do_flush(struct files_priv *p, struct io *io)
     return res;
 }
 
+/* A read of a file another client owns: opened anew for it, as an
+ * application on another node would, so that close-to-open applies. */
+static int cross_fd(struct files_priv *p, size_t fi, char *err, size_t n)
+{
+    const struct shared_tree *s = p->st;
+    char path[PATH_MAX + 800];
+    file_path(s, (unsigned)(fi / s->t.nfiles), fi % s->t.nfiles, true, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        file_path(s, (unsigned)(fi / s->t.nfiles), fi % s->t.nfiles, false, path, sizeof path);
+        snprintf(err, n, "open %.80s: %s", path, strerror(e));
+        return -e;
+    }
+    return fd;
+}
+
 static int64_t do_rw(struct files_priv *p, struct io *io)
 {
-    const struct tree *t = &p->st->t;
-    const struct tree_file *f = tree_file_of(t, io->block);
+    const struct shared_tree *s = p->st;
+    const struct tree *t = &s->t;
+    /* Block b lives in rank b % ranks's subtree, as its block b / ranks. */
+    uint64_t local = io->block / s->ranks;
+    const struct tree_file *f = tree_file_of(t, local);
     if (!f)
         return -EINVAL;
-    size_t i = (size_t)(f - t->files);
-    uint64_t off = (io->block - f->first_block) * t->block_size;
-    bool temp;
-    int fd = file_fd(p, i, &temp, io->err, sizeof io->err);
+    size_t fi = (size_t)(io->block % s->ranks) * t->nfiles + (size_t)(f - t->files);
+    uint64_t off = (local - f->first_block) * t->block_size;
+    bool temp = io->cross;
+    int fd = io->cross ? cross_fd(p, fi, io->err, sizeof io->err)
+                       : file_fd(p, fi, &temp, io->err, sizeof io->err);
     if (fd < 0)
         return fd;
     /* A read asks the filesystem, not our own page cache: on a network
@@ -267,7 +404,7 @@ static int64_t do_rw(struct files_priv *p, struct io *io)
                                   : pwrite(fd, io->buf, io->len, (off_t)off);
     int64_t res = r < 0 ? -errno : r;
     if (io->op == IO_WRITE && res >= 0) {
-        int rc = mark_dirty(p, (uint32_t)i);
+        int rc = mark_dirty(p, (uint32_t)fi);
         if (rc < 0)
             res = rc;
     }
@@ -332,6 +469,7 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
         return -1;
     }
     p->durable = t->sync;
+    p->publish = t->cross_reads;
     struct statfs fs;
     p->drop_cache = !(statfs(t->path, &fs) == 0 && fs.f_type == TMPFS_MAGIC);
     p->cap = depth + 8;
@@ -339,7 +477,7 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
     p->st = p->done ? attach(t, !be->again && !be->existing, err, n) : NULL;
     if (!p->done && !err[0])
         snprintf(err, n, "out of memory");
-    if (p->st && !(p->is_dirty = calloc(p->st->t.nfiles / 8 + 1, 1)))
+    if (p->st && !(p->is_dirty = calloc(p->st->t.nfiles * p->st->ranks / 8 + 1, 1)))
         snprintf(err, n, "out of memory");
     be->priv = p;
     if (!p->st || !p->is_dirty) {
@@ -347,11 +485,19 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
         return -1;
     }
     const struct tree *tr = &p->st->t;
-    be->capacity = tr->blocks * tr->block_size;
+    unsigned nr = p->st->ranks;
+    be->capacity = tr->blocks * tr->block_size * nr;
     be->align = FL_SECTOR;
     be->durable_writes = t->sync;
-    snprintf(be->desc, sizeof be->desc, "files %s (%zu files in %zu directories, %s, sync)",
-             tr->root, tr->nfiles, tr->ndirs, t->sync ? "O_DSYNC" : "fsync");
+    char root[PATH_MAX + 160];
+    files_root(t, root, sizeof root);
+    if (nr > 1)
+        snprintf(be->desc, sizeof be->desc, "files %s (%u subtrees client-R of %zu files in "
+                 "%zu directories, %s)", root, nr, tr->nfiles, tr->ndirs,
+                 t->sync ? "O_DSYNC" : "fsync");
+    else
+        snprintf(be->desc, sizeof be->desc, "files %s (%zu files in %zu directories, %s)", root,
+                 tr->nfiles, tr->ndirs, t->sync ? "O_DSYNC" : "fsync");
     return 0;
 }
 
@@ -437,21 +583,30 @@ static void files_where(const struct target_cfg *t, uint64_t block, uint64_t off
         return;
     }
     char err[256];
-    if (!where_ready && tree_layout(&where_tree, (enum tree_class)cfg_of(t)->tree_class, t->size,
-                                    cfg_of(t)->block_size, root, err, sizeof err) == 0)
+    unsigned nr = ranks_of(t);
+    if (!where_ready && tree_layout(&where_tree, (enum tree_class)cfg_of(t)->tree_class,
+                                    rank_budget(t), cfg_of(t)->block_size, root, err,
+                                    sizeof err) == 0)
         where_ready = true;
-    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, block) : NULL;
+    uint64_t local = block / nr;
+    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, local) : NULL;
     if (!tf) {
         snprintf(path, n, "%s", root);
         return;
     }
-    tree_path(&where_tree, tf, path, n);
-    *off = offset - tf->first_block * where_tree.block_size;
+    char rel[700];
+    tree_relpath(&where_tree, tf, rel, sizeof rel);
+    if (nr > 1)
+        snprintf(path, n, "%s/client-%u/%s", root, (unsigned)(block % nr), rel);
+    else
+        snprintf(path, n, "%s/%s", root, rel);
+    /* the offset in the file: the block's place in it, and where in the block */
+    *off = (local - tf->first_block) * where_tree.block_size + offset % where_tree.block_size;
 }
 
 static unsigned files_streams(const struct target_cfg *t, char *root, size_t n)
 {
-    files_root(t, root, n);
+    rank_root(t, t->rank >= 0 ? (unsigned)t->rank : 0, root, n);
     return (unsigned)cfg_of(t)->metadata;
 }
 
@@ -460,12 +615,15 @@ struct damage_ctx {
     struct findings *f;
     const char *phase;
     uint64_t read_ns;
+    const char *prefix; /* "client-R/": the subtree, below the tree's root */
 };
 
-static void damage(void *arg, enum tree_damage what, const char *rel, uint64_t want,
+static void damage(void *arg, enum tree_damage what, const char *sub, uint64_t want,
                    uint64_t found)
 {
     struct damage_ctx *c = arg;
+    char rel[FL_FINDING_PATH];
+    snprintf(rel, sizeof rel, "%s%s", c->prefix, sub);
     char detail[192];
     switch (what) {
     case TREE_MISSING:
@@ -493,12 +651,15 @@ static long files_check_after(const struct target_cfg *t, const char *const *ski
                               size_t errlen)
 {
     char root[PATH_MAX + 160];
-    files_root(t, root, sizeof root);
+    rank_root(t, t->rank >= 0 ? (unsigned)t->rank : 0, root, sizeof root);
     struct tree tr;
-    if (tree_layout(&tr, (enum tree_class)cfg_of(t)->tree_class, t->size, cfg_of(t)->block_size,
-                    root, err, errlen) != 0)
+    if (tree_layout(&tr, (enum tree_class)cfg_of(t)->tree_class, rank_budget(t),
+                    cfg_of(t)->block_size, root, err, errlen) != 0)
         return -1;
-    struct damage_ctx c = {.f = f, .phase = phase, .read_ns = now};
+    char prefix[32] = "";
+    if (ranks_of(t) > 1)
+        snprintf(prefix, sizeof prefix, "client-%d/", t->rank >= 0 ? t->rank : 0);
+    struct damage_ctx c = {.f = f, .phase = phase, .read_ns = now, .prefix = prefix};
     long n = tree_check(&tr, skip, damage, &c, err, errlen);
     tree_free(&tr);
     return n;
@@ -506,6 +667,7 @@ static long files_check_after(const struct target_cfg *t, const char *const *ski
 
 const struct backend_ops backend_files_ops = {
     .kind = "files",
+    .cross_rule = "close-to-open",
     .workload_keys = KEY_TABLE(workload_keys),
     .check = files_check,
     .place = files_place,

@@ -17,8 +17,9 @@
 #define SEGMENT_MIN (64ull << 20)
 
 struct planned {
-    uint64_t block;
-    gen_t gen; /* GEN_NONE for a read */
+    uint64_t block; /* local; global for a cross read */
+    gen_t gen;      /* GEN_NONE for a read */
+    bool cross;     /* a read of a block another client owns */
 };
 
 struct run {
@@ -44,6 +45,8 @@ struct run {
     uint64_t segment_limit;
     uint64_t stalled_on; /* commit ticket of the last journal stall counted */
     bool prefill;        /* every block once, in order, writes only */
+    struct cross_scanner xscan; /* cross reads: what their sectors hold */
+    bool xscan_ready;
 };
 
 
@@ -52,6 +55,19 @@ static uint64_t now_rel(const struct engine *e)
 {
     uint64_t now = mono_ns();
     return now > e->t0 ? now - e->t0 : 0;
+}
+
+/* A random block of another client: rank r' != ours, then one of its
+ * blocks b = r' + ranks * j.  UINT64_MAX when that client has none. */
+static uint64_t cross_block(struct run *r)
+{
+    const struct engine *e = r->e;
+    uint64_t k = rng_below(&r->rng, e->ranks - 1);
+    uint64_t other = k < e->rank ? k : k + 1;
+    if (other >= e->total_blocks)
+        return UINT64_MAX;
+    uint64_t owned = (e->total_blocks - other + e->ranks - 1) / e->ranks;
+    return other + e->ranks * rng_below(&r->rng, owned);
 }
 
 /* Plans up to n ops and appends the intents of their writes to the journal. */
@@ -65,6 +81,14 @@ static int plan_ops(struct run *r, size_t n)
         if (r->prefill && r->cursor >= nb)
             break; /* every block is planned once */
         bool write = r->prefill || rng_below(&r->rng, 100) >= c->read_pct;
+        if (!write && r->xscan_ready && rng_below(&r->rng, 100) < c->cross_pct) {
+            uint64_t foreign = cross_block(r);
+            if (foreign != UINT64_MAX) {
+                r->plan[r->tail % PLAN_CAP] = (struct planned){.block = foreign, .cross = true};
+                r->tail++;
+                continue;
+            }
+        }
         uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? rng_below(&r->rng, nb)
                                                                   : r->cursor++ % nb;
         gen_t g = GEN_NONE;
@@ -196,20 +220,21 @@ static int issue(struct run *r)
         const struct planned *p = &r->plan[r->head % PLAN_CAP];
         if (r->data_inflight >= e->depth)
             break;
-        if (statemap_busy(e->map, p->block))
+        if (!p->cross && statemap_busy(e->map, p->block))
             break; /* keep plan order: wait for the I/O on this block */
         struct io *io = iopool_get(&r->pool);
         if (!io)
             break;
         bool write = p->gen != GEN_NONE;
         io->op = write ? IO_WRITE : IO_READ;
-        io->block = p->block * e->workers + e->worker; /* global */
+        io->cross = p->cross; /* its owner may be writing it: no busy check */
+        io->block = p->cross ? p->block : p->block * e->workers + e->worker; /* global */
         io->gen = p->gen;
         io->offset = io->block * c->block_size;
         io->t_submit = now_rel(e);
         if (write)
             block_fill(io->buf, &e->fmt, io->block, p->gen, io->t_submit);
-        if (statemap_issue(e->map, p->block, write, p->gen) != 0) {
+        if (!p->cross && statemap_issue(e->map, p->block, write, p->gen) != 0) {
             snprintf(e->err, sizeof e->err, "out of memory for the state map");
             iopool_put(&r->pool, io);
             return -1;
@@ -231,6 +256,21 @@ static int issue(struct run *r)
     return 0;
 }
 
+/* A cross read: a failure is this client's I/O error at once; what it
+ * returned is described and logged for its owner's history to judge. */
+static void cross_done(struct run *r, struct io *io)
+{
+    struct engine *e = r->e;
+    if (io->result < 0) {
+        verify_failed_io(e->ver, io, "workload");
+        return;
+    }
+    struct cross_read x = {.block = io->block, .t_start = io->t_submit, .t_end = io->t_done,
+                           .reader = e->worker};
+    cross_scan(&r->xscan, io->buf, io->block, &x);
+    cross_log_add(e->cross, &x);
+}
+
 static int complete(struct run *r, struct io *io)
 {
     struct engine *e = r->e;
@@ -243,7 +283,10 @@ static int complete(struct run *r, struct io *io)
     switch (io->op) {
     case IO_READ:
         r->data_inflight--;
-        verify_read(e->ver, io, true, "workload");
+        if (io->cross)
+            cross_done(r, io);
+        else
+            verify_read(e->ver, io, true, "workload");
         iopool_put(&r->pool, io);
         return 0;
     case IO_WRITE: {
@@ -374,9 +417,18 @@ static int run_phase(struct engine *e, bool prefill)
     if (e->segment_limit)
         r.segment_limit = e->segment_limit;
     rng_seed(&r.rng, e->cfg->seed);
+    if (!prefill && e->cross && e->ranks > 1 && e->cfg->cross_pct) {
+        if (cross_scanner_init(&r.xscan, &e->fmt, e->workers) != 0) {
+            snprintf(e->err, sizeof e->err, "out of memory for cross reads");
+            return -1;
+        }
+        r.xscan_ready = true;
+    }
     r.plan = calloc(PLAN_CAP, sizeof *r.plan);
     if (!r.plan || iopool_init(&r.pool, e->depth, e->cfg->block_size) != 0) {
         free(r.plan);
+        if (r.xscan_ready)
+            cross_scanner_free(&r.xscan);
         snprintf(e->err, sizeof e->err, "out of memory for %u buffers of %u bytes", e->depth,
                  e->cfg->block_size);
         return -1;
@@ -444,6 +496,8 @@ static int run_phase(struct engine *e, bool prefill)
         report_progress(&r, now_rel(e));
     iopool_free(&r.pool);
     free(r.plan);
+    if (r.xscan_ready)
+        cross_scanner_free(&r.xscan);
     return rc;
 }
 

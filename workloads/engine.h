@@ -14,6 +14,9 @@
  *   4. complete: a write is acknowledged (statemap_write_done); a read is
  *      classified at once (verify_read); every `flush` writes a flush is
  *      issued, and when it completes the writes it covers become durable.
+ *      A cross read (a block of another client, cross.h) is only
+ *      described (cross_scan) and logged: its owner's history judges it
+ *      at the end.
  *   5. end: at `duration` nothing new is issued, in-flight I/O drains, a final
  *      flush makes everything durable; the caller then sweeps every written
  *      block once (sweep_run).
@@ -29,6 +32,7 @@
 #include "../checks/buckets.h"
 #include "../checks/statemap.h"
 #include "backend.h"
+#include "crosslog.h"
 #include "journal.h"
 #include "verify.h"
 
@@ -43,6 +47,7 @@ struct workload_cfg {
     uint64_t duration_ns;
     uint64_t seed;        /* op sequence; the same seed gives the same ops */
     bool prefill;         /* write every block once before the timed phase */
+    unsigned cross_pct;   /* share of reads that go to blocks other clients own */
 };
 
 /* Called about once a second while the workload runs. */
@@ -74,6 +79,11 @@ struct engine {
     struct io_pulse *pulse;  /* for the watchdog; may be NULL */
     progress_fn progress;
     void *progress_ctx;
+    /* A run over several clients: this worker's client (rank) of `ranks`,
+     * the target's blocks, and where its cross reads go (NULL: none). */
+    unsigned rank, ranks;
+    uint64_t total_blocks;
+    struct cross_log *cross;
     /* outputs */
     struct io_stats stats;
     struct io_stats prefilled;

@@ -34,7 +34,7 @@ struct jbatch {
     uint32_t zero;
 };
 
-#define JHEAD_MAGIC "FLJRNL1"
+#define JHEAD_MAGIC "FLJRNL2" /* 2: run_meta names the client */
 struct jhead {
     char magic[8];
     struct run_meta meta;
@@ -43,6 +43,7 @@ struct jhead {
 };
 
 #define STATE_MAGIC "FLSTATE"
+#define STATE_VERSION 2 /* 2: run_meta names the client (rank, ranks) */
 enum {
     STATE_FINAL = 1,     /* the run ended cleanly */
     STATE_JOURNALED = 2, /* a journal continues this checkpoint */
@@ -151,7 +152,7 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
     unsigned char *blob = malloc(sizeof(struct shead) + body);
     if (!blob)
         return NULL;
-    struct shead h = {.version = 1,
+    struct shead h = {.version = STATE_VERSION,
                       .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0),
                       .meta = *meta,
                       .segment = segment, .npending = npend, .nacked = nack,
@@ -673,8 +674,14 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
     }
     memcpy(h, buf, sizeof *h);
     size_t body = len - sizeof *h;
-    if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0 || h->version != 1) {
+    if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0) {
         snprintf(err, errlen, "%s is not a faultline state file", path);
+        free(buf);
+        return -1;
+    }
+    if (h->version != STATE_VERSION) {
+        snprintf(err, errlen, "%s is of format %u, this faultline reads format %u (made by "
+                 "another version)", path, h->version, STATE_VERSION);
         free(buf);
         return -1;
     }
@@ -895,4 +902,196 @@ int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const 
     }
     free(order);
     return read_any ? 0 : -1;
+}
+
+/* --- history, for reads by other clients --- */
+
+/* One instant a query needs the state at: the start of its read (lo) or
+ * its end (hi). */
+struct hpoint {
+    uint64_t t;
+    size_t q;
+    bool hi;
+};
+
+struct hreplay {
+    struct statemap m;
+    const struct history_query *q;
+    struct history_answer *a;
+    struct hpoint *pts;
+    size_t npts, next;
+    uint8_t *intent_seen; /* bitmap: an intent of the block was replayed */
+    bool base_known;      /* replay starts from the run's empty start */
+    bool flushes_known;   /* the completion count of the first segment is known */
+};
+
+static int by_point_time(const void *a, const void *b)
+{
+    const struct hpoint *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void hsnap(struct hreplay *h, const struct hpoint *p)
+{
+    uint64_t b = h->q[p->q].block;
+    struct history_answer *a = &h->a[p->q];
+    const struct pending *e = statemap_find(&h->m, b);
+    gen_t durable = h->m.durable[b];
+    if (e && (e->flags & PEND_UNCERTAIN))
+        a->uncertain = true;
+    if (p->hi) {
+        a->planned = e ? gen_newest(durable, e->planned) : durable;
+        a->known = h->base_known || (h->intent_seen[b / 8] & (1u << (b % 8)));
+    } else {
+        a->acked = e ? gen_newest(durable, e->acked) : durable;
+        a->durable = durable;
+    }
+}
+
+/* The state at every point before time t is what the records so far made. */
+static void hsnap_until(struct hreplay *h, uint64_t t)
+{
+    while (h->next < h->npts && h->pts[h->next].t < t)
+        hsnap(h, &h->pts[h->next++]);
+}
+
+static int hreplay_one(void *ctx, const struct jrec *r)
+{
+    struct hreplay *h = ctx;
+    hsnap_until(h, r->t_ns); /* a record at t still counts for a point at t */
+    if (r->type != J_FLUSH && r->block >= h->m.nblocks)
+        return -1;
+    if (r->type == J_INTENT)
+        h->intent_seen[r->block / 8] |= (uint8_t)(1u << (r->block % 8));
+    if (r->type == J_FLUSH && !h->flushes_known)
+        return 0; /* cannot tell which completions it covered: durable stays low */
+    return replay_one(&h->m, r);
+}
+
+/* The segment number in a journal file's header, 0 when unreadable. */
+static uint64_t segment_of(const unsigned char *buf, size_t len, uint64_t run_id)
+{
+    struct jhead jh;
+    if (!buf || len < sizeof jh)
+        return 0;
+    memcpy(&jh, buf, sizeof jh);
+    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != run_id)
+        return 0;
+    return jh.segment;
+}
+
+static uint64_t count_done(const unsigned char *buf, size_t len)
+{
+    uint64_t n = 0;
+    for (size_t off = sizeof(struct jhead); off + sizeof(struct jbatch) <= len;) {
+        struct jbatch b;
+        memcpy(&b, buf + off, sizeof b);
+        size_t bl = (size_t)b.nrec * sizeof(struct jrec);
+        if (b.magic != BATCH_MAGIC || off + sizeof b + bl > len)
+            break;
+        for (uint32_t i = 0; i < b.nrec; i++) {
+            struct jrec r;
+            memcpy(&r, buf + off + sizeof b + (size_t)i * sizeof r, sizeof r);
+            n += r.type == J_DONE;
+        }
+        off += sizeof b + bl;
+    }
+    return n;
+}
+
+int journal_history(const char *dir, size_t n, const struct history_query *q,
+                    struct history_answer *a, char *err, size_t errlen)
+{
+    memset(a, 0, n * sizeof *a);
+    char path[PATH_MAX + 16];
+    path_in(path, sizeof path, dir, "state.bin");
+    size_t slen = 0;
+    int eno = 0;
+    unsigned char *sbuf = slurp(path, &slen, &eno);
+    struct shead sh;
+    if (!sbuf || slen < sizeof sh) {
+        snprintf(err, errlen, "cannot read %s: %s", path, sbuf ? "truncated" : strerror(eno));
+        free(sbuf);
+        return -1;
+    }
+    memcpy(&sh, sbuf, sizeof sh);
+    free(sbuf);
+    if (memcmp(sh.magic, STATE_MAGIC, sizeof sh.magic) != 0 || sh.version != STATE_VERSION) {
+        snprintf(err, errlen, "%s is not a state file of this faultline", path);
+        return -1;
+    }
+    /* The retained segments, oldest first, as long as they follow each other. */
+    const char *names[2] = {"journal.old", "journal.bin"};
+    unsigned char *seg[2] = {NULL, NULL};
+    size_t seglen[2] = {0, 0};
+    uint64_t segno[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        path_in(path, sizeof path, dir, names[k]);
+        seg[k] = slurp(path, &seglen[k], &eno);
+        segno[k] = segment_of(seg[k], seglen[k], sh.meta.run_id);
+    }
+    int first = segno[0] && segno[1] == segno[0] + 1 ? 0 : 1;
+    int rc = 0;
+    struct hreplay h = {.q = q, .a = a};
+    if (!segno[first]) {
+        snprintf(err, errlen, "%s/journal.bin does not belong to this run", dir);
+        rc = -1;
+        goto out;
+    }
+    h.base_known = segno[first] == 1; /* the first segment starts from nothing written */
+    /* Completion numbers continue over segments: the first replayed one's
+     * base is state.bin's count minus what the segments before it added. */
+    uint64_t base = 0;
+    h.flushes_known = h.base_known;
+    if (!h.base_known && sh.segment >= segno[first] && sh.segment <= segno[1] + 1) {
+        uint64_t added = 0;
+        for (int k = first; k < 2; k++)
+            if (segno[k] < sh.segment)
+                added += count_done(seg[k], seglen[k]);
+        if (added <= sh.ack_total) {
+            base = sh.ack_total - added;
+            h.flushes_known = true;
+        }
+    }
+    h.npts = 2 * n;
+    h.pts = malloc((h.npts ? h.npts : 1) * sizeof *h.pts);
+    h.intent_seen = calloc(sh.meta.nblocks / 8 + 1, 1);
+    if (!h.pts || !h.intent_seen || statemap_init(&h.m, sh.meta.nblocks) != 0) {
+        snprintf(err, errlen, "out of memory for the history of %s", dir);
+        free(h.pts);
+        free(h.intent_seen);
+        rc = -1;
+        goto out;
+    }
+    h.m.ack_total = base;
+    for (size_t i = 0; i < n; i++) {
+        if (q[i].block >= sh.meta.nblocks) {
+            snprintf(err, errlen, "%s: block %llu is not one of its %llu", dir,
+                     (unsigned long long)q[i].block, (unsigned long long)sh.meta.nblocks);
+            rc = -1;
+        }
+        h.pts[2 * i] = (struct hpoint){.t = q[i].t_lo, .q = i, .hi = false};
+        h.pts[2 * i + 1] = (struct hpoint){.t = q[i].t_hi, .q = i, .hi = true};
+    }
+    if (rc == 0) {
+        qsort(h.pts, h.npts, sizeof *h.pts, by_point_time);
+        for (int k = first; k < 2 && rc == 0; k++) {
+            bool torn;
+            if (seglen[k] >= sizeof(struct jhead) &&
+                scan_segment(seg[k], seglen[k], &h, hreplay_one, &torn) != 0) {
+                snprintf(err, errlen, "%s/%s: a record names a block outside the target, or "
+                         "memory is short", dir, names[k]);
+                rc = -1;
+            }
+        }
+        while (h.next < h.npts) /* points after the last record */
+            hsnap(&h, &h.pts[h.next++]);
+    }
+    statemap_free(&h.m);
+    free(h.pts);
+    free(h.intent_seen);
+out:
+    free(seg[0]);
+    free(seg[1]);
+    return rc;
 }

@@ -38,7 +38,9 @@
 
 /* Identity of one worker's share of a run, stored in its state.bin and
  * journal.bin.  Worker w of W owns the target's blocks b with b % W == w;
- * its state map numbers them locally as b / W. */
+ * its state map numbers them locally as b / W.  In a run over several
+ * clients (MPI ranks) w and W count the workers of every client: worker i
+ * of rank r is w = r + ranks * i, so that rank r owns b % ranks == r. */
 struct run_meta {
     uint64_t run_id;
     uint64_t start_wall_ns; /* CLOCK_REALTIME at run start */
@@ -51,6 +53,7 @@ struct run_meta {
     uint32_t workers;
     char name[128];         /* scenario name, for reports of a later verify */
     char lab_prefix[16];    /* the embedded lab the run used ("" for none) */
+    uint32_t rank, ranks;   /* the client (MPI rank) it belongs to, of how many (1: alone) */
 };
 
 struct journal;
@@ -117,5 +120,31 @@ int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t er
  * no longer has it.  Returns 0, or -1 when no journal can be read. */
 int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const gen_t *gen,
                         uint64_t *t_ns);
+
+/* What a read of one of this worker's blocks by another client could see,
+ * from the journal (cross_reads): one query per read, its block (local
+ * number) and the span it may have taken, widened by the clocks'
+ * uncertainty (ns since run start, in this worker's clock). */
+struct history_query {
+    uint64_t block;
+    uint64_t t_lo; /* the read began after this */
+    uint64_t t_hi; /* and had ended by this */
+};
+struct history_answer {
+    gen_t acked;     /* newest generation whose write completed by t_lo */
+    gen_t durable;   /* newest generation a completed flush covered by t_lo (the
+                        owner's fsync, and for a file tree its close) */
+    gen_t planned;   /* newest generation planned (its intent journaled) by t_hi */
+    bool uncertain;  /* a write of the block failed or timed out by t_hi: an older
+                        generation may be back */
+    bool known;      /* the journal reaches back to the run's start, or shows the block
+                        planned by t_hi: `planned` bounds what the media can hold */
+};
+
+/* Answers n queries from dir's journal.old and journal.bin (replayed from
+ * the run's empty start when the first segment is still there, else from
+ * what the retained segments show).  0, or -1 with err. */
+int journal_history(const char *dir, size_t n, const struct history_query *q,
+                    struct history_answer *a, char *err, size_t errlen);
 
 #endif

@@ -50,6 +50,7 @@ struct meta_stream {
     unsigned index;
     char dir[4200];        /* ROOT/meta-S */
     char rel[16];          /* meta-S */
+    unsigned client;       /* whose subtree it works in (several clients: the rank) */
     struct rng rng;        /* which operation and name comes next */
     struct meta_slot dirs[META_DIRS];
     struct meta_slot files[META_DIRS][META_SLOTS];

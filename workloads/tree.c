@@ -277,15 +277,13 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
-/* Empties an earlier tree at root, refusing a directory faultline did not
- * make. */
-static int clear_root(const struct tree *t, char *err, size_t errlen)
+int tree_empty(const char *root, char *err, size_t errlen)
 {
-    DIR *d = opendir(t->root);
+    DIR *d = opendir(root);
     if (!d) {
         if (errno == ENOENT)
             return 0;
-        snprintf(err, errlen, "cannot open %s: %s", t->root, strerror(errno));
+        snprintf(err, errlen, "cannot open %s: %s", root, strerror(errno));
         return -1;
     }
     bool empty = true;
@@ -297,17 +295,24 @@ static int clear_root(const struct tree *t, char *err, size_t errlen)
     if (empty)
         return 0;
     char marker[4200];
-    snprintf(marker, sizeof marker, "%s/%s", t->root, TREE_MARKER);
+    snprintf(marker, sizeof marker, "%s/%s", root, TREE_MARKER);
     if (access(marker, F_OK) != 0) {
         snprintf(err, errlen, "%s is not empty and has no %s: not a tree of faultline, left "
-                 "alone (choose another path or name)", t->root, TREE_MARKER);
+                 "alone (choose another path or name)", root, TREE_MARKER);
         return -1;
     }
-    if (nftw(t->root, remove_one, 32, FTW_DEPTH | FTW_PHYS) != 0) {
-        snprintf(err, errlen, "cannot empty the earlier tree %s: %s", t->root, strerror(errno));
+    if (nftw(root, remove_one, 32, FTW_DEPTH | FTW_PHYS) != 0) {
+        snprintf(err, errlen, "cannot empty the earlier tree %s: %s", root, strerror(errno));
         return -1;
     }
     return 0;
+}
+
+/* Empties an earlier tree at root, refusing a directory faultline did not
+ * make. */
+static int clear_root(const struct tree *t, char *err, size_t errlen)
+{
+    return tree_empty(t->root, err, errlen);
 }
 
 int tree_create(const struct tree *t, char *err, size_t errlen)

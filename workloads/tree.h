@@ -74,6 +74,11 @@ void tree_path(const struct tree *t, const struct tree_file *f, char *out, size_
  * naming the path and errno. */
 int tree_create(const struct tree *t, char *err, size_t errlen);
 
+/* Removes everything inside root, a directory that carries the marker file
+ * (a tree faultline made); a non-empty one without it is refused, naming
+ * it.  A missing root is fine.  0, or -1 with err. */
+int tree_empty(const char *root, char *err, size_t errlen);
+
 /* What a walk of the tree on disk found that the layout does not allow. */
 enum tree_damage { TREE_MISSING, TREE_UNEXPECTED, TREE_WRONG_SIZE };
 typedef void (*tree_damage_fn)(void *ctx, enum tree_damage what, const char *relpath,

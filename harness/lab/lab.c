@@ -85,16 +85,21 @@ const struct lab_kind *lab_kind_serving(const char *target)
     return NULL;
 }
 
-unsigned lab_kind_hosts(const struct lab_kind *k, char names[][16], unsigned max)
+unsigned lab_kind_hosts(const struct lab_kind *k, unsigned clients, char names[][16],
+                        unsigned max)
 {
     static struct lab scratch; /* large; scenario checks run on one thread */
     memset(&scratch, 0, sizeof scratch);
     scratch.kind = k;
+    scratch.opts.clients = clients;
     snprintf(scratch.prefix, sizeof scratch.prefix, "fl");
     k->lay_out(&scratch);
+    lab_lay_out_clients(&scratch);
     unsigned n = 0;
     for (; n < scratch.nhosts && n < max; n++)
         snprintf(names[n], 16, "%s", scratch.hosts[n].name);
+    for (unsigned i = 0; i < scratch.nclients && n < max; i++, n++)
+        snprintf(names[n], 16, "%s", scratch.clients[i].name);
     return n;
 }
 
@@ -162,6 +167,7 @@ static void lay_out(struct lab *lab)
 {
     snprintf(lab->dir, sizeof lab->dir, "%s/%s-%s", LAB_DATA_DIR, lab->prefix, lab->kind->name);
     lab->kind->lay_out(lab);
+    lab_lay_out_clients(lab);
 }
 
 const struct lab_host *lab_host(const struct lab *lab, const char *name)
@@ -169,6 +175,9 @@ const struct lab_host *lab_host(const struct lab *lab, const char *name)
     for (unsigned i = 0; i < lab->nhosts; i++)
         if (strcmp(lab->hosts[i].name, name) == 0)
             return &lab->hosts[i];
+    for (unsigned i = 0; i < lab->nclients; i++)
+        if (strcmp(lab->clients[i].name, name) == 0)
+            return &lab->clients[i];
     return NULL;
 }
 
@@ -298,6 +307,10 @@ static void load_opt(struct lab *lab, const struct record *r)
 {
     if (strcmp(r->b, "size") == 0) {
         lab->opts.size = r->n1;
+        return;
+    }
+    if (strcmp(r->b, "clients") == 0) {
+        lab->opts.clients = r->n1;
         return;
     }
     const struct key_def *k = key_find(lab->kind->keys.keys, lab->kind->keys.n, r->b);
@@ -632,27 +645,33 @@ static int build_switch(struct lab *lab, struct nl_sock *sk, int fd, char *err, 
     return link_ready(sk, c->ifname, c->addr, err, errlen);
 }
 
+int lab_cable(struct nl_sock *sk, int fd, const char *bridge, const char *port,
+              const char *netns, const char *ifname, const char *addr, char *err, size_t errlen)
+{
+    if (lab_rec(fd, err, errlen, "link %s", port) != 0 ||
+        net_veth_add(sk, port, ifname, netns, err, errlen) != 0 ||
+        net_link_set_master(sk, port, bridge, err, errlen) != 0 ||
+        net_link_set_up(sk, port, true, err, errlen) != 0)
+        return -1;
+    struct nl_sock *in = net_open(netns, err, errlen);
+    if (!in)
+        return -1;
+    int rc = net_link_set_up(in, "lo", true, err, errlen) != 0 ||
+                     link_ready(in, ifname, addr, err, errlen) != 0
+                 ? -1
+                 : 0;
+    net_close(in);
+    return rc;
+}
+
 /* A server: its namespace, on the switch through its port. */
 static int build_server(struct lab *lab, const struct lab_host *h, struct nl_sock *sk, int fd,
                         char *err, size_t errlen)
 {
     if (lab_rec(fd, err, errlen, "netns %s", h->netns) != 0 ||
-        netns_create(h->netns, err, errlen) != 0 ||
-        lab_rec(fd, err, errlen, "link %s", h->port) != 0)
+        netns_create(h->netns, err, errlen) != 0)
         return -1;
-    if (net_veth_add(sk, h->port, h->ifname, h->netns, err, errlen) != 0 ||
-        net_link_set_master(sk, h->port, lab->bridge, err, errlen) != 0 ||
-        net_link_set_up(sk, h->port, true, err, errlen) != 0)
-        return -1;
-    struct nl_sock *in = net_open(h->netns, err, errlen);
-    if (!in)
-        return -1;
-    int rc = net_link_set_up(in, "lo", true, err, errlen) != 0 ||
-                     link_ready(in, h->ifname, h->addr, err, errlen) != 0
-                 ? -1
-                 : 0;
-    net_close(in);
-    return rc;
+    return lab_cable(sk, fd, lab->bridge, h->port, h->netns, h->ifname, h->addr, err, errlen);
 }
 
 /* The lab directory, the switch and every host; then the kind's servers. */
@@ -666,6 +685,8 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
     int rc = build_switch(lab, sk, fd, err, errlen);
     for (unsigned i = 1; rc == 0 && i < lab->nhosts; i++)
         rc = build_server(lab, &lab->hosts[i], sk, fd, err, errlen);
+    if (rc == 0)
+        rc = lab_clients_build(lab, sk, fd, err, errlen);
     net_close(sk);
     if (rc != 0 || lab->kind->start(lab, fd, err, errlen) != 0 ||
         lab_ssh_start(lab, fd, err, errlen) != 0)
@@ -710,6 +731,8 @@ static bool lab_is_healthy(const struct lab *lab, char *why, size_t n)
         snprintf(why, n, "the sshd of the switch is not running");
         ok = false;
     }
+    if (ok)
+        ok = lab_clients_healthy(lab, sk, why, n);
     net_close(sk);
     if (ok && lab->kind->healthy)
         ok = lab->kind->healthy(lab, why, n);
@@ -724,6 +747,8 @@ static void settings_differ(const struct lab *lab, const struct lab_opts *want, 
     const struct key_table *t = &lab->kind->keys;
     size_t used = 0;
     out[0] = '\0';
+    if ((lab->opts.clients > 1 ? lab->opts.clients : 1) != (want->clients > 1 ? want->clients : 1))
+        used += (size_t)snprintf(out, n, "clients");
     for (unsigned i = 0; i < t->n && used < n; i++)
         if (!key_same(&lab->opts, want, &t->keys[i]))
             used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
@@ -733,7 +758,8 @@ static void settings_differ(const struct lab *lab, const struct lab_opts *want, 
 /* The settings go to the state file first, as "opt KEY VALUE" records. */
 static int record_opts(const struct lab *lab, int fd, char *err, size_t errlen)
 {
-    if (lab_rec(fd, err, errlen, "opt size %llu", (unsigned long long)lab->opts.size) != 0)
+    if (lab_rec(fd, err, errlen, "opt size %llu", (unsigned long long)lab->opts.size) != 0 ||
+        lab_rec(fd, err, errlen, "opt clients %llu", (unsigned long long)lab->opts.clients) != 0)
         return -1;
     const struct key_table *t = &lab->kind->keys;
     for (unsigned i = 0; i < t->n; i++) {
@@ -835,11 +861,16 @@ int lab_restart(const struct lab *lab, const char *host, char *err, size_t errle
     return rc;
 }
 
-void lab_place_of(const struct lab *lab, struct lab_place *p)
+void lab_place_for(const struct lab *lab, unsigned client, struct lab_place *p)
 {
     memset(p, 0, sizeof *p);
     if (lab->kind->place)
-        lab->kind->place(lab, p);
+        lab->kind->place(lab, client <= lab->nclients ? client : 0, p);
+}
+
+void lab_place_of(const struct lab *lab, struct lab_place *p)
+{
+    lab_place_for(lab, 0, p);
 }
 
 /* --- for faults --- */
@@ -902,6 +933,10 @@ static void host_json(struct json *j, const struct lab *lab, const struct lab_ho
     json_str(j, h->port);
     json_key(j, "port_up");
     json_bool(j, st.exists && st.admin_up);
+    if (h->mgmt_addr[0]) {
+        json_key(j, "management_address");
+        json_str(j, h->mgmt_addr);
+    }
     lab_ssh_json(lab, j, h->name);
     if (h->pid) {
         json_key(j, "process");
@@ -943,6 +978,24 @@ static void status_json(const struct lab *lab, struct nl_sock *sk, FILE *out)
     for (unsigned i = 0; i < lab->nhosts; i++)
         host_json(&j, lab, &lab->hosts[i], sk);
     json_arr_end(&j);
+    json_key(&j, "clients"); /* client hosts c1..cN ([lab] clients) */
+    json_arr_begin(&j);
+    for (unsigned i = 0; i < lab->nclients; i++)
+        host_json(&j, lab, &lab->clients[i], sk);
+    json_arr_end(&j);
+    if (lab->nclients) {
+        json_key(&j, "management");
+        json_obj_begin(&j);
+        json_key(&j, "switch");
+        json_str(&j, lab->mgmt_bridge);
+        json_key(&j, "address");
+        json_str(&j, lab->mgmt_addr);
+        json_key(&j, "subnet");
+        char mnet[32];
+        snprintf(mnet, sizeof mnet, "198.19.%u.0/24", lab->subnet);
+        json_str(&j, mnet);
+        json_obj_end(&j);
+    }
     json_key(&j, "switch_host"); /* the switch, reached over ssh ([lab] control = ssh) */
     json_obj_begin(&j);
     json_key(&j, "name");
@@ -980,6 +1033,24 @@ static void status_text(const struct lab *lab, struct nl_sock *sk, FILE *out)
     if (lab->switch_sshd)
         fprintf(out, "  switch  ssh root@%s port %d (its ports, for faults over ssh)\n",
                 lab->hosts[0].addr, LAB_SWITCH_SSH_PORT);
+    if (lab->nclients)
+        fprintf(out, "  management network %s, 198.19.%u.0/24 (ssh and MPI to the client hosts; "
+                     "never faulted)\n", lab->mgmt_bridge, lab->subnet);
+    for (unsigned i = 0; i < lab->nclients; i++) {
+        const struct lab_host *h = &lab->clients[i];
+        struct link_state st = {0};
+        char err[256];
+        if (sk)
+            net_link_state(sk, h->port, &st, err, sizeof err);
+        fprintf(out, "  %-7s namespace %s, %s %s/24, switch port %s (%s), management %s, ssh "
+                     "root@%s", h->name, h->netns, h->ifname, h->addr, h->port,
+                !st.exists ? "missing" : st.admin_up ? "up" : "DOWN", h->mgmt_addr,
+                h->mgmt_addr);
+        if (h->pid)
+            fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
+                    proc_state_name(proc_state(h->pid, h->start)));
+        fputc('\n', out);
+    }
     lab->kind->status(lab, NULL, out);
 }
 

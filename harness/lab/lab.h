@@ -43,6 +43,7 @@
 #define LAB_STATE_DIR "/run/faultline/labs"
 #define LAB_DATA_DIR "/var/tmp/faultline-labs"
 #define LAB_MAX_HOSTS 8
+#define LAB_MAX_CLIENTS 8 /* [lab] clients: client hosts c1..cN */
 #define LAB_OPTS_MAX 512  /* room for the largest kind's own [lab] keys */
 #define LAB_PRIV_MAX 4096 /* room for the largest kind's own names */
 #define LAB_SWITCH_HOST "switch" /* the switch, as an ssh host (lab_ssh.c) */
@@ -57,6 +58,7 @@ struct lab_opts {
     uint64_t size;   /* [lab] size; 0: the kind's default */
     int control;     /* [lab] control: LAB_CONTROL_DIRECT or _SSH (a run's, not the lab's) */
     uint64_t lease_ns; /* [lab] lease: the agents' lease with control = ssh */
+    uint64_t clients;  /* [lab] clients: 1 (we are the client), or hosts c1..cN */
     _Alignas(max_align_t) unsigned char kind[LAB_OPTS_MAX]; /* the kind's own keys */
 };
 
@@ -79,6 +81,8 @@ struct lab_host {
     char home[160];   /* the server's own files in the lab directory */
     pid_t sshd;       /* its OpenSSH server (lab_ssh.c), 0 for none */
     uint64_t sshd_start;
+    /* a client host c1..cN: its end of the management network */
+    char mgmt_if[16], mgmt_port[16], mgmt_addr[24];
 };
 
 struct lab_kind;
@@ -90,6 +94,15 @@ struct lab {
     char bridge[16];
     struct lab_host hosts[LAB_MAX_HOSTS]; /* hosts[0] is the client */
     unsigned nhosts;
+    /* [lab] clients > 1 (lab_clients.c): client hosts c1..cN, each a
+     * namespace on the switch where one rank of the run works, and on a
+     * management network that carries ssh and MPI and is never faulted */
+    struct lab_host clients[LAB_MAX_CLIENTS];
+    unsigned nclients;
+    char mgmt_bridge[16];  /* the management switch ("" without client hosts) */
+    char mgmt_addr[24];    /* our address on it */
+    char switch_netns[64]; /* a name for our namespace, where the switch is: a rank in
+                              a client host reaches the switch's ports there ("" none) */
     char dir[128];        /* LAB_DATA_DIR/P-KIND: backing files, logs */
     struct lab_opts opts; /* as brought up (size: the kind's default when not given) */
     pid_t switch_sshd;    /* the switch's OpenSSH server, in our namespace */
@@ -116,6 +129,8 @@ struct lab_kind {
     uint64_t default_size;   /* [lab] size when not given */
     const char *serves;      /* the target kind it gives a place to, or NULL */
     const char *serves_what; /* that place for people: "the embedded lab" */
+    const char *client_service; /* what it runs on a client host c1..cN, for people
+                                   ("glusterfs (FUSE client)"); NULL: nothing */
     /* Names, addresses and files from prefix and subnet: the switch, every
      * host (hosts[0] the client, see lab_lay_out_client()), lab->dir. */
     void (*lay_out)(struct lab *lab);
@@ -130,8 +145,9 @@ struct lab_kind {
     bool (*healthy)(const struct lab *lab, char *why, size_t n);
     /* Its part of `lab status`: into j (--json) or as lines to out. */
     void (*status)(const struct lab *lab, struct json *j, FILE *out);
-    /* Where its target is (for a target of kind `serves`). */
-    void (*place)(const struct lab *lab, struct lab_place *p);
+    /* Where client host `client` (0: us; 1..N: cN) finds its target (for
+     * a target of kind `serves`). */
+    void (*place)(const struct lab *lab, unsigned client, struct lab_place *p);
     /* For faults (fault_lab, fault.h): what `process` names on a host, by
      * the lab's own names.  0: known (*p filled), 1: unknown, -1 with err. */
     int (*process)(const struct lab *lab, const char *host, const char *process,
@@ -156,9 +172,10 @@ const char *lab_kinds_with_replicas(void);
 /* The kind that gives a place to target kind `target` (NULL: none). */
 const struct lab_kind *lab_kind_serving(const char *target);
 
-/* The host names of a kind ("client, ctrl-a, ctrl-b"), for scenario checks:
- * n names into names[], at most max. */
-unsigned lab_kind_hosts(const struct lab_kind *k, char names[][16], unsigned max);
+/* The host names of a kind with `clients` ([lab] clients: c1..cN when more
+ * than 1), for scenario checks: n names into names[], at most max. */
+unsigned lab_kind_hosts(const struct lab_kind *k, unsigned clients, char names[][16],
+                        unsigned max);
 
 /* Options with the kind's defaults (prefix and size empty).  0, or -1. */
 int lab_opts_init(const struct lab_kind *k, struct lab_opts *o, char *err, size_t errlen);
@@ -184,11 +201,14 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
  * state file learns its new PID.  0, or -1 with err filled. */
 int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen);
 
-/* The host called `name` (client, ctrl-a, ...), or NULL. */
+/* The host called `name` (client, ctrl-a, ..., c1), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
 
-/* Where the lab's target is (empty when the kind serves none). */
+/* Where the lab's target is for us (empty when the kind serves none). */
 void lab_place_of(const struct lab *lab, struct lab_place *p);
+
+/* ... and for client host `client` (0: us, k: ck). */
+void lab_place_for(const struct lab *lab, unsigned client, struct lab_place *p);
 
 /* The callbacks faults use (fault.h), with ctx = lab: processes by the
  * lab's names (looked up in the state as it is now), restarts, replicas. */
@@ -211,8 +231,36 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen);
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
                 size_t n);
 
+/* The script mpirun reaches the client hosts with (plm_rsh_agent). */
+void lab_ssh_mpi_agent(const struct lab *lab, char *out, size_t n);
+
 /* ssh, ssh_identity, ssh_known_hosts, agent_dir of a host, into `lab status --json`. */
 void lab_ssh_json(const struct lab *lab, struct json *j, const char *host);
+
+/* --- lab_clients.c: client hosts c1..cN and the management network --- */
+
+struct nl_sock;
+
+/* Names and addresses of the client hosts, from [lab] clients. */
+void lab_lay_out_clients(struct lab *lab);
+
+/* A name for our namespace, the management switch with our address, and
+ * every client host (namespace with its own hostname, storage link on the
+ * switch, management link), each recorded first.  0, or -1 with err. */
+int lab_clients_build(struct lab *lab, struct nl_sock *sk, int fd, char *err, size_t errlen);
+
+/* Whether every client host and the management switch are there. */
+bool lab_clients_healthy(const struct lab *lab, struct nl_sock *sk, char *why, size_t n);
+
+/* The client host that this process runs in (by its network namespace): 1
+ * for c1, ...; 0 when none (our own namespace). */
+unsigned lab_client_of_self(const struct lab *lab);
+
+/* The command that starts `ranks` processes of argv, one in each client
+ * host, through mpirun over the hosts' sshd on the management network.
+ * argv ends with NULL; *out is malloc'd (free it and each word).  0, or -1. */
+int lab_mpirun(const struct lab *lab, unsigned ranks, char *const argv[], char ***out,
+               char *err, size_t errlen);
 
 /* --- for the kinds' files --- */
 
@@ -221,12 +269,24 @@ void lab_ssh_json(const struct lab *lab, struct json *j, const char *host);
 int lab_rec(int fd, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A cable from switch `bridge` (port `port`, in our namespace) to
+ * interface `ifname` in namespace `netns`, with addr/24 and lo up; the
+ * link recorded first.  0, or -1 with err. */
+int lab_cable(struct nl_sock *sk, int fd, const char *bridge, const char *port,
+              const char *netns, const char *ifname, const char *addr, char *err, size_t errlen);
+
 /* hosts[0], the client in our namespace: P-IFNAME, port BRIDGE-c, .1 */
 void lab_lay_out_client(struct lab *lab, const char *ifname);
 
 /* A server host: namespace P-KIND-NAME, eth0, port PORT, 198.18.X.HOSTNO. */
 void lab_lay_out_server(struct lab *lab, struct lab_host *h, const char *name, const char *port,
                         unsigned hostno);
+
+/* Whether h is a client host c1..cN (not the servers, not our namespace). */
+static inline bool lab_is_client_host(const struct lab_host *h)
+{
+    return h->mgmt_addr[0] != '\0';
+}
 
 /* A live process in host h's network namespace, preferring comm `want`
  * (0: none).  Its start time goes to *start. */

@@ -1,5 +1,6 @@
 /* lab_cli — `faultline lab up|down|status KIND`; see lab.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,7 +10,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: faultline lab up|down|status KIND [--prefix P] [--json] [--size SIZE]\n"
-                 "                     [--KEY VALUE]...\n"
+                 "                     [--clients N] [--KEY VALUE]...\n"
                  "       faultline lab restart KIND HOST [--prefix P]\n"
                  "\n"
                  "The embedded lab: a storage cluster on this machine, in network namespaces\n"
@@ -33,7 +34,10 @@ static void usage(FILE *out)
         format_size(kinds[i]->default_size, size, sizeof size);
         fprintf(out, "%s %s %s", i ? "," : "", kinds[i]->name, size);
     }
-    fprintf(out, "\n  --KEY VALUE  for up: a [lab] key of the kind, with - for _:\n");
+    fprintf(out, "\n  --clients N  for up: client hosts c1..cN (2 to %d), each a namespace on the "
+                 "switch\n               with an sshd on a management network (default: we "
+                 "are the client)\n", LAB_MAX_CLIENTS);
+    fprintf(out, "  --KEY VALUE  for up: a [lab] key of the kind, with - for _:\n");
     for (unsigned i = 0; i < n; i++)
         for (unsigned k = 0; k < kinds[i]->keys.n; k++) {
             char opt[40];
@@ -70,7 +74,7 @@ static int set_option(const struct lab_kind *k, struct lab_opts *o, const char *
 struct lab_args {
     const char *op, *kind, *host, *prefix;
     bool json;
-    const char *size;
+    const char *size, *clients;
     const char *options[32][2]; /* --KEY VALUE, applied once the kind is known */
     unsigned noptions;
 };
@@ -88,6 +92,8 @@ static int parse_args(int argc, char **argv, struct lab_args *a)
             a->prefix = argv[++i];
         } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             a->size = argv[++i];
+        } else if (strcmp(argv[i], "--clients") == 0 && i + 1 < argc) {
+            a->clients = argv[++i];
         } else if (strncmp(argv[i], "--", 2) == 0 && i + 1 < argc && a->noptions < 32) {
             a->options[a->noptions][0] = argv[i];
             a->options[a->noptions++][1] = argv[++i];
@@ -127,6 +133,16 @@ static int lab_up_verb(const struct lab_kind *k, const struct lab_args *a, const
     if (a->size && parse_size(a->size, &o.size, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: --size: %s\n", err);
         return 2;
+    }
+    if (a->clients) {
+        char *end;
+        unsigned long n = strtoul(a->clients, &end, 10);
+        if (*end || n < 1 || n > LAB_MAX_CLIENTS) {
+            fprintf(stderr, "faultline: --clients %s: a count from 1 to %d\n", a->clients,
+                    LAB_MAX_CLIENTS);
+            return 2;
+        }
+        o.clients = n;
     }
     for (unsigned i = 0; i < a->noptions; i++)
         if (set_option(k, &o, a->options[i][0], a->options[i][1]) != 0)

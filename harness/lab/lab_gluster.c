@@ -7,6 +7,9 @@
  *   gs1..gs3    namespace P-gluster-gsN, eth0 198.18.X.1N/24, glusterd
  *   volume      P-vol, bricks ADDR:LAB_DATA_DIR/P-gluster/gsN/brick/data
  *   mount       LAB_DATA_DIR/P-gluster/mnt
+ *   c1..cN      with [lab] clients = N: each client host's own FUSE client
+ *               (its traffic leaves from the host's namespace), mounted at
+ *               LAB_DATA_DIR/P-gluster/mnt-cK
  *
  * A server is started in three steps inside one child process: enter the
  * host's network namespace; unshare a mount and UTS namespace of its own
@@ -276,8 +279,17 @@ static int wait_cli(const struct lab *lab, const char *via, const char *const ar
     }
 }
 
-/* The FUSE client process of our mount (to record and kill by PID). */
-static pid_t client_pid(const struct lab *lab, uint64_t *start)
+/* Where client host `client` (0: us) mounts the volume. */
+static void mount_of(const struct lab *lab, unsigned client, char *out, size_t n)
+{
+    if (client)
+        snprintf(out, n, "%s/mnt-c%u", lab->dir, client);
+    else
+        snprintf(out, n, "%s", priv(lab)->mount);
+}
+
+/* The FUSE client process of mount point `mnt` (to record and kill by PID). */
+static pid_t client_pid(const char *mnt, uint64_t *start)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
@@ -302,7 +314,7 @@ static pid_t client_pid(const struct lab *lab, uint64_t *start)
         /* NUL-separated: the mount point is the last argument */
         bool ours = false;
         for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1)
-            ours |= strcmp(cmd + i, priv(lab)->mount) == 0;
+            ours |= strcmp(cmd + i, mnt) == 0;
         if (ours) {
             found = (pid_t)pid;
             *start = proc_starttime(found);
@@ -376,43 +388,69 @@ static int create_volume(const struct lab *lab, char *err, size_t errlen)
     return 0;
 }
 
-/* The FUSE client in our namespace, the other two servers as backup
- * volfile servers. */
-static int mount_client(struct lab *lab, int fd, char *err, size_t errlen)
+/* The FUSE client of host h (us, or a client host: then started in its
+ * namespace, so that its traffic leaves from there) at mount point mnt,
+ * the other two servers as backup volfile servers; its PID recorded. */
+static int mount_client(struct lab *lab, struct lab_host *h, const char *mnt, int fd, char *err,
+                        size_t errlen)
 {
     const struct gluster_lab *g = priv(lab);
-    if (lab_rec(fd, err, errlen, "dir %s", g->mount) != 0 ||
-        mkdir_p(g->mount, err, errlen) != 0 || lab_rec(fd, err, errlen, "mount %s", g->mount) != 0)
+    if (lab_rec(fd, err, errlen, "dir %s", mnt) != 0 || mkdir_p(mnt, err, errlen) != 0 ||
+        lab_rec(fd, err, errlen, "mount %s", mnt) != 0)
         return -1;
     char source[128], options[512], out[2048];
     snprintf(source, sizeof source, "%s:/%.31s", lab->hosts[1].addr, g->volume);
     snprintf(options, sizeof options, "backup-volfile-servers=%s:%s,log-file=%s",
-             lab->hosts[2].addr, lab->hosts[3].addr, lab->hosts[0].log);
-    char *mnt[] = {"mount", "-t", "glusterfs", "-o", options, source, (char *)g->mount, NULL};
-    if (proc_run(mnt, out, sizeof out, 30000) != 0) {
-        snprintf(err, errlen, "mount -t glusterfs %s %s failed: %s (see %s)", source, g->mount,
-                 out, lab->hosts[0].log);
+             lab->hosts[2].addr, lab->hosts[3].addr, h->log);
+    char *argv[] = {"mount", "-t", "glusterfs", "-o", options, source, (char *)mnt, NULL};
+    if (proc_run_in(h->netns, argv, out, sizeof out, 30000) != 0) {
+        snprintf(err, errlen, "mount -t glusterfs %s %s%s%s failed: %s (see %s)", source, mnt,
+                 h->netns[0] ? " in " : "", h->netns, out, h->log);
         return -1;
     }
-    struct lab_host *c = &lab->hosts[0];
-    if (!(c->pid = client_pid(lab, &c->start))) {
-        snprintf(err, errlen, "the glusterfs client of %s is not running", g->mount);
+    if (!(h->pid = client_pid(mnt, &h->start))) {
+        snprintf(err, errlen, "the glusterfs client of %s is not running", mnt);
         return -1;
     }
-    return lab_rec(fd, err, errlen, "pid client %d %llu", (int)c->pid,
-                   (unsigned long long)c->start);
+    return lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)h->pid,
+                   (unsigned long long)h->start);
+}
+
+/* Ours, and each client host's. */
+static int mount_clients(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    if (mount_client(lab, &lab->hosts[0], priv(lab)->mount, fd, err, errlen) != 0)
+        return -1;
+    for (unsigned k = 1; k <= lab->nclients; k++) {
+        struct lab_host *h = &lab->clients[k - 1];
+        char mnt[200];
+        mount_of(lab, k, mnt, sizeof mnt);
+        if (mount_client(lab, h, mnt, fd, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
     if (start_servers(lab, fd, err, errlen) != 0 || create_volume(lab, err, errlen) != 0)
         return -1;
-    return mount_client(lab, fd, err, errlen);
+    return mount_clients(lab, fd, err, errlen);
 }
 
 static int gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *err,
                            size_t errlen)
 {
+    if (lab_is_client_host(h) || !h->netns[0]) { /* a FUSE client: mounted again */
+        unsigned k = h->netns[0] ? (unsigned)atoi(h->name + 1) : 0;
+        char mnt[200];
+        mount_of(lab, k, mnt, sizeof mnt);
+        if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL) {
+            snprintf(err, errlen, "cannot unmount %s: %s", mnt, strerror(errno));
+            return -1;
+        }
+        return mount_client(lab, h, mnt, fd, err, errlen);
+    }
     if (proc_state(h->pid, h->start) != PROC_RUNNING && run_glusterd(h, fd, err, errlen) != 0)
         return -1;
     const char *pool[] = {"pool", "list", NULL};
@@ -516,7 +554,8 @@ static int gluster_process(const struct lab *lab, const char *host, const char *
     const struct lab_host *h = lab_host(lab, host);
     if (!h)
         return 1;
-    const char *service = h->netns[0] ? "glusterd" : "glusterfs";
+    bool client = !h->netns[0] || lab_is_client_host(h); /* its service: the FUSE client */
+    const char *service = client ? "glusterfs" : "glusterd";
     *p = (struct lab_process){.restartable = true};
     if (!process[0] || strcmp(process, service) == 0) {
         snprintf(p->name, sizeof p->name, "%s", service);
@@ -524,7 +563,7 @@ static int gluster_process(const struct lab *lab, const char *host, const char *
         p->start = h->start;
         return 0;
     }
-    if (h->netns[0] && (strcmp(process, "brick") == 0 || strcmp(process, "shd") == 0)) {
+    if (!client && (strcmp(process, "brick") == 0 || strcmp(process, "shd") == 0)) {
         snprintf(p->name, sizeof p->name, "%s", process);
         snprintf(p->comm, sizeof p->comm, "%s",
                  strcmp(process, "brick") == 0 ? "glusterfsd" : "glusterfs");
@@ -547,6 +586,15 @@ static bool gluster_healthy(const struct lab *lab, char *why, size_t n)
     if (!c->pid || proc_state(c->pid, c->start) != PROC_RUNNING) {
         snprintf(why, n, "the glusterfs client of %s is not running", mount);
         return false;
+    }
+    for (unsigned k = 1; k <= lab->nclients; k++) {
+        const struct lab_host *h = &lab->clients[k - 1];
+        char mnt[200];
+        mount_of(lab, k, mnt, sizeof mnt);
+        if (!h->pid || proc_state(h->pid, h->start) != PROC_RUNNING) {
+            snprintf(why, n, "the glusterfs client of %s (%s) is not running", h->name, mnt);
+            return false;
+        }
     }
     return true;
 }
@@ -595,13 +643,16 @@ static void gluster_status(const struct lab *lab, struct json *j, FILE *out)
             proc_state_name(proc_state(lab->hosts[0].pid, lab->hosts[0].start)));
 }
 
-/* A files target without path: the volume's FUSE mount. */
-static void gluster_place(const struct lab *lab, struct lab_place *p)
+/* A files target without path: the volume's FUSE mount (a client host's
+ * own one). */
+static void gluster_place(const struct lab *lab, unsigned client, struct lab_place *p)
 {
     const struct gluster_lab *g = priv(lab);
-    snprintf(p->where, sizeof p->where, "%.159s", g->mount);
+    char mnt[200];
+    mount_of(lab, client, mnt, sizeof mnt);
+    snprintf(p->where, sizeof p->where, "%.199s", mnt);
     snprintf(p->name, sizeof p->name, "%.31s", g->volume);
-    snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.159s", g->volume, g->mount);
+    snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.199s", g->volume, mnt);
 }
 
 const struct lab_kind lab_gluster = {
@@ -611,6 +662,7 @@ const struct lab_kind lab_gluster = {
     .default_size = 512ull << 20, /* xfs needs 300 MB at least; the images are sparse */
     .serves = "files",
     .serves_what = "the embedded GlusterFS volume",
+    .client_service = "glusterfs (FUSE client)",
     .lay_out = gluster_lay_out,
     .start = gluster_start,
     .restart = gluster_restart,

@@ -281,8 +281,9 @@ static void iscsi_status(const struct lab *lab, struct json *j, FILE *out)
 }
 
 /* A target of kind iscsi without portals: the LUN through both controllers. */
-static void iscsi_place(const struct lab *lab, struct lab_place *p)
+static void iscsi_place(const struct lab *lab, unsigned client, struct lab_place *p)
 {
+    (void)client; /* every client's initiator logs in to both portals */
     const struct iscsi_lab *x = priv(lab);
     snprintf(p->where, sizeof p->where, "%.511s,%.511s", x->portals[0], x->portals[1]);
     snprintf(p->backing, sizeof p->backing, "%.159s", x->lun);
@@ -297,8 +298,8 @@ static int iscsi_process(const struct lab *lab, const char *host, const char *pr
     (void)err;
     (void)errlen;
     const struct lab_host *h = lab_host(lab, host);
-    if (!h || (process[0] && strcmp(process, "tgtd") != 0))
-        return 1;
+    if (!h || !h->netns[0] || lab_is_client_host(h) || (process[0] && strcmp(process, "tgtd") != 0))
+        return 1; /* a client host runs no service: its processes by name */
     *p = (struct lab_process){.pid = h->pid, .start = h->start, .restartable = true};
     snprintf(p->name, sizeof p->name, "tgtd");
     return 0;

@@ -11,6 +11,7 @@
  * ("sshd HOST PID START" records) and removes the keys with the lab.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,9 +41,47 @@ static bool endpoint(const struct lab *lab, const char *name, char *addr, size_t
     const struct lab_host *h = lab_host(lab, name);
     if (!h || !h->netns[0])
         return false;
-    snprintf(addr, n, "%s", h->addr);
+    /* a client host is reached on the management network, never faulted */
+    snprintf(addr, n, "%s", h->mgmt_addr[0] ? h->mgmt_addr : h->addr);
     *port = 22;
     return true;
+}
+
+void lab_ssh_mpi_agent(const struct lab *lab, char *out, size_t n)
+{
+    snprintf(out, n, "%s/ssh/mpi-ssh", lab->dir);
+}
+
+/* mpirun's way in (its plm_rsh_agent): ssh with the lab's key, checking
+ * the hosts' keys against the lab's known_hosts. */
+static int write_mpi_agent(const struct lab *lab, const char *dir, char *err, size_t errlen)
+{
+    char path[256];
+    lab_ssh_mpi_agent(lab, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "#!/bin/sh\n# mpirun reaches the lab's client hosts with this (plm_rsh_agent)\n"
+               "exec ssh -i %s/client_key -o IdentitiesOnly=yes -o UserKnownHostsFile=%s/"
+               "known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=10 "
+               "-o LogLevel=ERROR \"$@\"\n", dir, dir);
+    if (fclose(f) != 0 || chmod(path, 0700) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* In the child that becomes a client host's sshd: a hostname of its own
+ * (the host's name), so that what runs there says where it is. */
+static int own_hostname(void *ctx)
+{
+    const char *name = ctx;
+    if (unshare(CLONE_NEWUTS) != 0 || sethostname(name, strlen(name)) != 0)
+        return errno;
+    return 0;
 }
 
 static int keygen(const char *path, char *err, size_t errlen)
@@ -129,8 +168,8 @@ static int wait_listening(const char *netns, const char *addr, unsigned port, pi
     return -1;
 }
 
-static int start_one(struct lab *lab, int fd, const char *name, const char *netns, char *err,
-                     size_t errlen)
+static int start_one(struct lab *lab, int fd, const char *name, const char *netns, bool client,
+                     char *err, size_t errlen)
 {
     char addr[64], conf[256], log[256], dir[160];
     unsigned port;
@@ -142,7 +181,9 @@ static int start_one(struct lab *lab, int fd, const char *name, const char *netn
     char *argv[] = {SSHD, "-D", "-e", "-f", conf, NULL};
     pid_t pid;
     uint64_t start;
-    if (proc_spawn(netns[0] ? netns : NULL, argv, log, &pid, &start, err, errlen) != 0)
+    struct proc_place at = {.netns = netns[0] ? netns : NULL, .setup = client ? own_hostname : NULL,
+                            .ctx = (void *)name};
+    if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
         return -1;
     if (lab_rec(fd, err, errlen, "sshd %s %d %llu", name, (int)pid,
                 (unsigned long long)start) != 0)
@@ -180,8 +221,10 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write %s: %s", known, strerror(errno));
         return -1;
     }
-    for (unsigned i = 0; i <= lab->nhosts; i++) {
-        const char *name = i < lab->nhosts ? lab->hosts[i].name : LAB_SWITCH_HOST;
+    for (unsigned i = 0; i <= lab->nhosts + lab->nclients; i++) {
+        const char *name = i < lab->nhosts                   ? lab->hosts[i].name
+                           : i < lab->nhosts + lab->nclients ? lab->clients[i - lab->nhosts].name
+                                                             : LAB_SWITCH_HOST;
         char addr[64], who[96];
         unsigned port;
         if (!endpoint(lab, name, addr, sizeof addr, &port))
@@ -195,9 +238,15 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
     }
     for (unsigned i = 1; i < lab->nhosts; i++)
         if (lab->hosts[i].netns[0] &&
-            start_one(lab, fd, lab->hosts[i].name, lab->hosts[i].netns, err, errlen) != 0)
+            start_one(lab, fd, lab->hosts[i].name, lab->hosts[i].netns, false, err, errlen) != 0)
             return -1;
-    return start_one(lab, fd, LAB_SWITCH_HOST, "", err, errlen);
+    for (unsigned i = 0; i < lab->nclients; i++)
+        if (start_one(lab, fd, lab->clients[i].name, lab->clients[i].netns, true, err,
+                      errlen) != 0)
+            return -1;
+    if (lab->nclients && write_mpi_agent(lab, dir, err, errlen) != 0)
+        return -1;
+    return start_one(lab, fd, LAB_SWITCH_HOST, "", false, err, errlen);
 }
 
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,

@@ -59,7 +59,7 @@ static double mbps(const struct io_stats *s)
     return s->ns ? (double)(s->bytes_read + s->bytes_written) / 1e6 / secs(s->ns) : 0;
 }
 
-static void json_io(struct json *j, const struct io_stats *s)
+void report_json_io(struct json *j, const struct io_stats *s)
 {
     json_obj_begin(j);
     json_key(j, "reads");
@@ -91,6 +91,12 @@ void report_where(const struct report *r, const struct finding *f, char *path, s
 
 static void meta_totals(const struct report *r, uint64_t *ops, uint64_t *errors)
 {
+    if (!r->meta_streams && r->meta_ops) { /* every client's, added up */
+        for (int k = 0; k < MOP_COUNT; k++)
+            ops[k] += r->meta_ops[k];
+        *errors += r->meta_errors;
+        return;
+    }
     for (unsigned i = 0; i < r->nmeta; i++) {
         for (int k = 0; k < MOP_COUNT; k++)
             ops[k] += r->meta_streams[i].ops[k];
@@ -145,6 +151,15 @@ static void json_finding(struct json *j, const struct report *r, const struct fi
     json_str(j, f->phase);
     json_key(j, "detail");
     json_str(j, f->detail);
+    if (r->sc->target.ranks > 1) { /* a run over several clients */
+        json_key(j, "owner");
+        json_i64(j, f->owner);
+        json_key(j, "client");
+        if (f->client >= 0)
+            json_i64(j, f->client);
+        else
+            json_null(j); /* found by a later verify */
+    }
     json_obj_end(j);
 }
 
@@ -648,14 +663,14 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_target(&j, r);
     json_findings(&j, r);
     json_key(&j, "io");
-    json_io(&j, r->io);
+    report_json_io(&j, r->io);
     if (r->sweep) {
         json_key(&j, "sweep");
-        json_io(&j, r->sweep);
+        report_json_io(&j, r->sweep);
     }
     if (r->prefill) {
         json_key(&j, "prefill");
-        json_io(&j, r->prefill);
+        report_json_io(&j, r->prefill);
     }
     json_state(&j, r);
     json_faults(&j, r);
@@ -663,6 +678,7 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_u64(&j, r->doubtful_writes);
     if (r->nmeta)
         json_metadata(&j, r);
+    report_json_clients(&j, r);
     json_key(&j, "path_events");
     json_arr_begin(&j);
     for (size_t i = 0; r->events && i < r->events->n; i++)
@@ -836,6 +852,7 @@ static int write_text(const struct report *r, char *err, size_t errlen)
     if (r->recovery && r->max_stall_s >= 0)
         fprintf(f, "  max stall  %.3f s without a successful I/O\n", r->max_stall_s);
     text_faults(f, r);
+    report_text_clients(f, r);
     fprintf(f, "\n");
     char when[64], size[64], bs[64];
     iso_time(r->meta->start_wall_ns, when, sizeof when);
@@ -929,9 +946,17 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                 if (x->repeats)
                     snprintf(again, sizeof again, " (and %" PRIu64 " more times, last at %.3f s)",
                              x->repeats, (double)x->last_read_ns / 1e9);
-                char where[PATH_MAX + 800];
+                char where[PATH_MAX + 900];
                 uint64_t offset;
                 report_where(r, x, where, sizeof where, &offset);
+                if (r->sc->target.ranks > 1) { /* whose it is, and who read it */
+                    size_t len = strlen(where);
+                    if (x->client >= 0 && x->client != x->owner)
+                        snprintf(where + len, sizeof where - len, " (client %d's, read by "
+                                 "client %d)", x->owner, x->client);
+                    else
+                        snprintf(where + len, sizeof where - len, " (client %d's)", x->owner);
+                }
                 if (x->block == FL_NO_BLOCK && x->written_ns == FL_TIME_UNKNOWN)
                     fprintf(f, "    %s (%s): %s; seen at %s\n", where, x->phase, x->detail, rt);
                 else if (x->block == FL_NO_BLOCK)

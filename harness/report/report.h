@@ -31,6 +31,33 @@
 #include "../scenario.h"
 #include "../verdict.h"
 
+/* One client of a run over several (MPI ranks), as rank 0 saw it. */
+struct report_client {
+    unsigned rank;
+    const char *host;
+    bool lost;
+    const char *why;               /* lost: why */
+    const char *heard;             /* lost: the last progress heard from it */
+    const struct io_stats *io, *sweep; /* NULL when it never reported */
+    uint64_t findings;             /* bad reads and I/Os it found */
+    const struct buckets *series;  /* its completions in time, or NULL */
+    const struct recovery *recovery; /* per fault, from its own completions (or NULL) */
+    struct baseline baseline;
+    double max_stall_s;            /* < 0: unknown */
+    int64_t offset_ns, offset_end_ns;   /* its clock minus rank 0's, at start and end */
+    uint64_t uncertainty_ns, uncertainty_end_ns;
+    bool end_measured;
+    uint64_t error_ns;             /* how far its timeline may be off rank 0's */
+    const char *dir;               /* where it kept its state (DIR/client-R) */
+};
+
+/* The reads one client made of another's blocks (cross_reads). */
+struct report_cross {
+    const char *rule;              /* "acknowledged" or "close-to-open" */
+    unsigned pct;
+    uint64_t reads, judged, ok, bad, unjudged;
+};
+
 struct report {
     const char *mode; /* "run" or "verify" */
     const char *dir;
@@ -80,6 +107,13 @@ struct report {
     uint64_t t0_wall_ns;          /* time zero (the workload start) on the wall clock */
     uint64_t end_ns;              /* where the workload ended, ns since time zero */
     const struct verdict *verdict; /* the rules and how they fared */
+    /* a run over several clients (MPI ranks): each of them; NULL/0 alone */
+    const struct report_client *clients;
+    unsigned nclients, lost_clients;
+    const struct report_cross *cross; /* NULL: no cross reads */
+    /* the metadata streams' counts, every client's (used when meta_streams is NULL) */
+    const uint64_t *meta_ops;
+    uint64_t meta_errors;
 };
 
 /* "pass", "fail" or "error". */
@@ -114,6 +148,17 @@ void report_where(const struct report *r, const struct finding *f, char *path, s
 /* junit.xml (report_junit.c) and report.html (report_html.c). */
 int report_write_junit(const struct report *r, char *err, size_t errlen);
 int report_write_html(const struct report *r, char *err, size_t errlen);
+
+struct json;
+
+/* An io_stats as a JSON object (reads, writes, ..., iops). */
+void report_json_io(struct json *j, const struct io_stats *s);
+
+/* report_clients.c: a run over several clients (MPI ranks) — `clients`
+ * and `cross_reads` in report.json, and their lines in report.txt; nothing
+ * for a run of one client. */
+void report_json_clients(struct json *j, const struct report *r);
+void report_text_clients(FILE *f, const struct report *r);
 
 /* The events of the run that happened in [from_ns, to_ns] and name a portal
  * (path events), for a fault's window. */

@@ -164,6 +164,83 @@ static void begin_svg(FILE *f, const char *title)
             PLOT_W, PLOT_H, title);
 }
 
+/* A run over several clients: one throughput line per client, coloured,
+ * under the combined one, with a legend. */
+static void client_lines(FILE *f, const struct report *r, const struct frame *fr)
+{
+    static const char *const hue[] = {"#ef6c00", "#2e7d32", "#ad1457", "#00838f", "#6d4c41",
+                                      "#5e35b1", "#9e9d24", "#546e7a"};
+    struct points *q = r->nclients > 1 ? malloc(sizeof *q) : NULL;
+    for (unsigned k = 0; q && k < r->nclients; k++) {
+        const struct report_client *c = &r->clients[k];
+        const char *h = hue[k % (sizeof hue / sizeof hue[0])];
+        double lx = PAD_L + 8 + 150.0 * k, ly = PLOT_H - 6;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" fill=\"%s\">&#9472; client %u "
+                   "(", lx, ly, h, c->rank);
+        report_escape(f, c->host);
+        fprintf(f, ")%s</text>\n", c->lost ? " lost" : "");
+        if (!c->series || !c->series->used)
+            continue;
+        squeeze(c->series, r->end_ns, q);
+        fprintf(f, "<polyline class=\"client\" stroke=\"%s\" points=\"", h);
+        for (size_t i = 0; i < q->n; i++)
+            fprintf(f, "%.1f,%.1f ", px(fr, q->t[i]), py(fr, q->iops[i]));
+        fprintf(f, "\"><title>client %u</title></polyline>\n", c->rank);
+    }
+    free(q);
+}
+
+/* One row per client: what it did, and its clock. */
+static void clients_table(FILE *f, const struct report *r)
+{
+    if (!r->nclients)
+        return;
+    fprintf(f, "<h2>Clients</h2>\n<table><tr><th>client</th><th>host</th><th>state</th>"
+               "<th>reads</th><th>writes</th><th>errors</th><th>IOPS</th><th>findings</th>"
+               "<th>clock offset</th><th>per fault: stall / recovery</th></tr>\n");
+    for (unsigned k = 0; k < r->nclients; k++) {
+        const struct report_client *c = &r->clients[k];
+        const struct io_stats *s = c->io;
+        double secs = s && s->ns ? (double)s->ns / 1e9 : 0;
+        fprintf(f, "<tr%s><td class=\"n\">%u</td><td>", c->lost ? " class=\"bad\"" : "",
+                c->rank);
+        report_escape(f, c->host);
+        fprintf(f, "</td><td>");
+        if (c->lost) {
+            fprintf(f, "lost: ");
+            report_escape(f, c->why);
+        } else {
+            fprintf(f, "reported");
+        }
+        fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                   "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.0f</td>"
+                   "<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%+.3f ms &plusmn; %.3f"
+                   "</td><td>",
+                s ? s->reads : 0, s ? s->writes : 0, s ? s->errors : 0,
+                secs > 0 ? (double)(s->reads + s->writes) / secs : 0, c->findings,
+                (double)c->offset_ns / 1e6, (double)c->uncertainty_ns / 1e6);
+        for (unsigned i = 0; c->recovery && i < r->nfaults; i++) {
+            const struct recovery *x = &c->recovery[i];
+            if (!x->injected)
+                continue;
+            report_escape(f, r->faults[i].spec.name);
+            if (x->recovered)
+                fprintf(f, " %.3f s / %.3f s<br>", x->stall_s, x->recovery_s);
+            else
+                fprintf(f, " %.3f s / not recovered<br>", x->stall_s);
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+    if (r->cross)
+        fprintf(f, "<p>Cross reads: %u%% of reads went to blocks other clients own, judged by "
+                   "the rule <code>%s</code> against their owner's history: %" PRIu64 " reads, "
+                   "%" PRIu64 " judged, %" PRIu64 " ok, <span class=\"%s\">%" PRIu64 " findings"
+                   "</span>, %" PRIu64 " not judged.</p>\n",
+                r->cross->pct, r->cross->rule, r->cross->reads, r->cross->judged, r->cross->ok,
+                r->cross->bad ? "badn" : "", r->cross->bad, r->cross->unjudged);
+}
+
 static void plot_iops(FILE *f, const struct report *r, const struct points *p)
 {
     double ymax = r->baseline.known ? r->baseline.iops * 1.25 : 0;
@@ -198,6 +275,7 @@ static void plot_iops(FILE *f, const struct report *r, const struct points *p)
     for (size_t i = 0; i < p->n; i++)
         fprintf(f, "%.1f,%.1f ", px(&fr, p->t[i]), py(&fr, p->iops[i]));
     fprintf(f, "\"/>\n");
+    client_lines(f, r, &fr);
     for (size_t i = 0; i < p->n; i++)
         if (p->errors[i])
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"err\">"
@@ -415,6 +493,7 @@ static const char css[] =
     "svg .iops{fill:none;stroke:#1565c0;stroke-width:1.6}svg .lat{fill:none;stroke:#6a1b9a;"
     "stroke-width:1.4}svg .base{stroke:#2e7d32;stroke-dasharray:6 4}svg .base90{stroke:#2e7d32;"
     "stroke-dasharray:2 4}svg .err{stroke:#c62828;stroke-width:2}"
+    "svg .client{fill:none;stroke-width:1.1;stroke-opacity:0.85}"
     "code{background:#f3f5f8;padding:0 4px;border-radius:3px}";
 
 int report_write_html(const struct report *r, char *err, size_t errlen)
@@ -485,6 +564,7 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
         }
     }
     faults_table(f, r);
+    clients_table(f, r);
     findings_table(f, r);
     fprintf(f, "<p class=\"small\">faultline; the numbers behind the plots are in timeline.csv, "
                "everything else in report.json.</p>\n</body></html>\n");

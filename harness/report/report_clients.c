@@ -1,0 +1,212 @@
+/*
+ * report_clients — what each client of a run over several (MPI ranks) did,
+ * next to the combined verdict: `clients` and `cross_reads` in
+ * report.json, and one line per client in report.txt (report.html draws
+ * a throughput line per client, report_html.c).
+ *
+ * Per client: its host, its I/O, its findings, its own stall and recovery
+ * for every fault (measured on its own completions: a fault on one
+ * client's link shows there, not in the others' lines), whether it was
+ * lost and what was last heard of it, and its clock against rank 0's.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "../../lib/json.h"
+#include "report.h"
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static void json_clock(struct json *j, const struct report_client *c)
+{
+    json_key(j, "clock_offset_ms");
+    json_num(j, ms(c->offset_ns), 6);
+    json_key(j, "clock_uncertainty_ms");
+    json_num(j, ms((int64_t)c->uncertainty_ns), 6);
+    json_key(j, "clock_offset_end_ms");
+    if (c->end_measured)
+        json_num(j, ms(c->offset_end_ns), 6);
+    else
+        json_null(j);
+    json_key(j, "clock_uncertainty_end_ms");
+    if (c->end_measured)
+        json_num(j, ms((int64_t)c->uncertainty_end_ns), 6);
+    else
+        json_null(j);
+    json_key(j, "clock_error_ms"); /* how far its timeline may be off rank 0's */
+    json_num(j, ms((int64_t)c->error_ns), 6);
+}
+
+static void json_client_faults(struct json *j, const struct report *r,
+                               const struct report_client *c)
+{
+    json_key(j, "faults");
+    json_arr_begin(j);
+    for (unsigned i = 0; c->recovery && i < r->nfaults; i++) {
+        const struct recovery *x = &c->recovery[i];
+        json_obj_begin(j);
+        json_key(j, "name");
+        json_str(j, r->faults[i].spec.name);
+        json_key(j, "stall_s");
+        if (x->injected)
+            json_num(j, x->stall_s, 6);
+        else
+            json_null(j);
+        json_key(j, "recovery_s");
+        if (x->recovered)
+            json_num(j, x->recovery_s, 6);
+        else
+            json_null(j);
+        json_key(j, "impact_s");
+        if (x->injected && x->impact)
+            json_num(j, x->impact_s, 6);
+        else
+            json_null(j);
+        json_key(j, "errors");
+        json_u64(j, x->errors);
+        json_key(j, "first_io_after_clear_s");
+        if (x->io_after_clear)
+            json_num(j, x->first_io_after_clear_s, 6);
+        else
+            json_null(j);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* The cross reads, judged (a run over several clients, or its verify). */
+static void json_cross(struct json *j, const struct report *r)
+{
+    const struct report_cross *x = r->cross;
+    if (!x)
+        return;
+    json_key(j, "cross_reads");
+    json_obj_begin(j);
+    json_key(j, "rule");
+    json_str(j, x->rule);
+    json_key(j, "percent");
+    json_u64(j, x->pct);
+    json_key(j, "reads");
+    json_u64(j, x->reads);
+    json_key(j, "judged");
+    json_u64(j, x->judged);
+    json_key(j, "ok");
+    json_u64(j, x->ok);
+    json_key(j, "findings");
+    json_u64(j, x->bad);
+    json_key(j, "unjudged");
+    json_u64(j, x->unjudged);
+    json_obj_end(j);
+}
+
+void report_json_clients(struct json *j, const struct report *r)
+{
+    json_cross(j, r);
+    if (!r->nclients)
+        return;
+    json_key(j, "clients");
+    json_arr_begin(j);
+    for (unsigned k = 0; k < r->nclients; k++) {
+        const struct report_client *c = &r->clients[k];
+        json_obj_begin(j);
+        json_key(j, "rank");
+        json_u64(j, c->rank);
+        json_key(j, "host");
+        json_str(j, c->host);
+        json_key(j, "lost");
+        json_bool(j, c->lost);
+        json_key(j, "why");
+        if (c->lost)
+            json_str(j, c->why);
+        else
+            json_null(j);
+        json_key(j, "last_heard");
+        if (c->lost && c->heard[0])
+            json_str(j, c->heard);
+        else
+            json_null(j);
+        json_key(j, "dir");
+        json_str(j, c->dir);
+        json_key(j, "io");
+        if (c->io)
+            report_json_io(j, c->io);
+        else
+            json_null(j);
+        json_key(j, "sweep");
+        if (c->sweep)
+            report_json_io(j, c->sweep);
+        else
+            json_null(j);
+        json_key(j, "findings");
+        json_u64(j, c->findings);
+        json_key(j, "max_stall_s");
+        if (c->max_stall_s >= 0)
+            json_num(j, c->max_stall_s, 6);
+        else
+            json_null(j);
+        json_client_faults(j, r, c);
+        json_clock(j, c);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_key(j, "lost_clients");
+    json_u64(j, r->lost_clients);
+}
+static void text_client(FILE *f, const struct report *r, const struct report_client *c)
+{
+    if (c->lost) {
+        fprintf(f, "    client %u (%s): LOST: %s\n", c->rank, c->host[0] ? c->host : "?",
+                c->why);
+        if (c->heard[0] && !c->io)
+            fprintf(f, "      last heard: %s\n", c->heard);
+        fprintf(f, "      its state is in %s: `faultline verify` re-reads its share\n", c->dir);
+        return;
+    }
+    const struct io_stats *s = c->io;
+    double secs = s && s->ns ? (double)s->ns / 1e9 : 0;
+    fprintf(f, "    client %u (%s): %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " errors, "
+               "%.0f IOPS; %" PRIu64 " findings; clock %+.3f ms +- %.3f ms",
+            c->rank, c->host, s ? s->reads : 0, s ? s->writes : 0, s ? s->errors : 0,
+            secs > 0 ? (double)(s->reads + s->writes) / secs : 0, c->findings, ms(c->offset_ns),
+            ms((int64_t)c->uncertainty_ns));
+    if (c->end_measured)
+        fprintf(f, " (at the end %+.3f ms +- %.3f ms)", ms(c->offset_end_ns),
+                ms((int64_t)c->uncertainty_end_ns));
+    fputc('\n', f);
+    for (unsigned i = 0; c->recovery && i < r->nfaults; i++) {
+        const struct recovery *x = &c->recovery[i];
+        if (!x->injected)
+            continue;
+        char rec[32];
+        if (x->recovered)
+            snprintf(rec, sizeof rec, "%.3f s", x->recovery_s);
+        else
+            snprintf(rec, sizeof rec, "not recovered");
+        fprintf(f, "      %-16s stall %.3f s, recovery %s, %" PRIu64 " errors\n",
+                r->faults[i].spec.name, x->stall_s, rec, x->errors);
+    }
+}
+
+static void text_clients(FILE *f, const struct report *r)
+{
+    fprintf(f, "\n  clients (%u MPI ranks, %u lost; rank 0 ran the faults; each line from that "
+               "client's own completions):\n", r->nclients, r->lost_clients);
+    for (unsigned k = 0; k < r->nclients; k++)
+        text_client(f, r, &r->clients[k]);
+}
+
+void report_text_clients(FILE *f, const struct report *r)
+{
+    if (r->nclients)
+        text_clients(f, r);
+    if (r->cross) {
+        const struct report_cross *x = r->cross;
+        fprintf(f, "  cross reads %u%% of reads went to other clients' blocks, rule %s: %" PRIu64
+                   " reads, %" PRIu64 " judged against their owner's history, %" PRIu64 " ok, "
+                   "%" PRIu64 " findings, %" PRIu64 " not judged\n",
+                x->pct, x->rule, x->reads, x->judged, x->ok, x->bad, x->unjudged);
+    }
+}
