@@ -9,6 +9,7 @@
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
 #   make bench-iscsi  faultline's iSCSI backend vs iscsi-perf on the lab (bench/iscsi.sh)
 #   make bench-files  the files backend vs fio on small files (bench/files.sh)
+#   make bench-clients  one client vs two MPI ranks on one file, and cross reads' cost
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -17,7 +18,8 @@ STD     := -std=c11 -D_GNU_SOURCE
 LIBS    := -luring -liscsi -lnftables -lnl-route-3 -lnl-3 -lpthread -lm -ldl
 NLINC   := -I/usr/include/libnl3
 # Only the types of <mpi.h>: libmpi itself is loaded at run time (lib/ranks.c).
-MPIINC  := -I/usr/lib/x86_64-linux-gnu/openmpi/include
+MPIINC  := $(or $(shell pkg-config --cflags-only-I ompi-c 2>/dev/null),\
+                -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Everything but main.c goes into a library that the unit tests link too.
@@ -31,15 +33,18 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside), tcpdump (the
 # independent observer of recovery times), libxml2-utils (xmllint for junit.xml);
 # ssh: openssh-server (an sshd per lab host) and openssh-client (faults over ssh);
+# many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
+# time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
 # bench: fio, libiscsi-bin (iscsi-perf)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
-                openssh-server openssh-client
+                openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files clean
+.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
+        bench-clients clean
 .SECONDARY:
 
 all: faultline
@@ -68,6 +73,12 @@ $(eval $(call build_rules,build/asan,$(SAN)))
 faultline: build/faultline
 	cp build/faultline $@
 
+# A test's tool, not part of faultline: a FUSE layer that serves one client stale data.
+build/stalefs: tests/fuse/stalefs.c
+	@mkdir -p build
+	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< -o $@ \
+	    $$(pkg-config --libs fuse3) -lpthread
+
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
@@ -78,7 +89,7 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 # tests/run.sh: unit, CLI and lab tests of one build, every result in a file
-unit: $(addprefix build/tests/,$(TESTS)) faultline
+unit: $(addprefix build/tests/,$(TESTS)) faultline build/stalefs
 	@sh tests/run.sh build build/results-plain.txt
 
 # Full stacks for every allocation, so that the one suppression of a leak
@@ -87,7 +98,7 @@ check-asan: export ASAN_OPTIONS = fast_unwind_on_malloc=0
 check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 # tests that check timing expectations allow for the sanitizers' slowness
 check-asan: export FL_SANITIZED = 1
-check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline
+check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/stalefs
 	@sh tests/run.sh build/asan build/results-asan.txt
 
 # deps first, on its own: nothing can compile before liburing and cmocka are in.
@@ -129,6 +140,11 @@ bench-files:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/files.sh
+
+bench-clients:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/clients.sh
 
 clean:
 	rm -rf build faultline

@@ -68,8 +68,11 @@ void clients_free(struct clients *cl)
             client_result_free(&cl->c[r].res);
     free(cl->c);
     cl->c = NULL;
-    /* cl->result may still be read by MPI when a send timed out: it goes
-     * with the process. */
+    /* A result whose send timed out may still be read by MPI: it goes with
+     * the process. */
+    if (cl->result_sent)
+        free(cl->result);
+    cl->result = NULL;
 }
 
 static void lose(struct clients *cl, unsigned r, const char *fmt, ...)
@@ -603,6 +606,7 @@ int clients_report(struct clients *cl, const void *result, size_t len, struct cr
         snprintf(cl->err, sizeof cl->err, "%s", err);
         return 2;
     }
+    cl->result_sent = result == cl->result;
     struct rmsg m;
     if (serve(cl, TAG_DONE, own, &m, wait) != 0)
         return 2;

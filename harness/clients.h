@@ -90,7 +90,8 @@ struct clients {
     int64_t my_offset_ns; /* rank r: its offset and uncertainty, as rank 0 measured */
     uint64_t my_uncertainty_ns;
     char progress[320];  /* a PROGRESS message in flight (MPI may read it later) */
-    void *result;        /* the RESULT in flight, kept until the end */
+    void *result;        /* the RESULT, kept while MPI may still read it */
+    bool result_sent;    /* it left: freed with the rest */
     char err[512];
 };
 

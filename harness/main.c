@@ -47,7 +47,14 @@ static const char usage_run[] =
     "  --keep-lab  a lab the scenario brings up ([scenario] lab) stays up after the run;\n"
     "              `faultline lab down KIND` removes it\n"
     "\n"
-    "Exit status: 0 pass, 1 fail, 2 could not run.\n";
+    "Several clients: under `mpirun --enable-recovery -n N` (or srun) every rank is a\n"
+    "client: rank 0 runs the faults and writes the report, rank r owns the blocks b\n"
+    "with b % N == r and keeps its state in DIR/client-R; give the same --out to all.\n"
+    "A scenario with [lab] clients = N runs mpirun by itself, one rank per lab client\n"
+    "host.\n"
+    "\n"
+    "Exit status: 0 pass, 1 fail, 2 could not run (under mpirun --enable-recovery,\n"
+    "which does not pass it on: DIR/exit-status).\n";
 
 static const char usage_verify[] =
     "usage: faultline verify DIR [--quiet]\n"

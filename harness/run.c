@@ -807,6 +807,17 @@ static int run_teardown(struct run *r, int code)
     return code;
 }
 
+/* Whether mpirun was told to keep the job going when a rank dies. */
+static bool survives_lost_ranks(void)
+{
+    const char *rec = getenv("OMPI_MCA_orte_enable_recovery");
+    const char *abort = getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+    if (!getenv("OMPI_COMM_WORLD_SIZE"))
+        return true; /* not Open MPI's mpirun: its launcher's own rules */
+    return (rec && (strcmp(rec, "1") == 0 || strcmp(rec, "true") == 0)) ||
+           (abort && (strcmp(abort, "0") == 0 || strcmp(abort, "false") == 0));
+}
+
 /* A run that cannot start: rank 0 releases the other ranks, a rank tells
  * rank 0 why. */
 static void run_refused(struct run *r, const char *why)
@@ -837,11 +848,15 @@ int cmd_run(const struct run_opts *o)
         return 2;
     }
     r->multi = r->mpi.size > 1;
+    if (r->multi && is_rank0(r) && !survives_lost_ranks())
+        fprintf(stderr, "faultline: note: mpirun ends the whole job when one rank dies, before "
+                "rank 0 can name it lost and report; start it with --enable-recovery\n");
     if (!r->mpi.mpi) {
         /* A lab scenario with client hosts: this process brings the lab up
          * and starts the ranks (launch.h). */
         if (scenario_load(o->scenario, &r->sc, err, sizeof err) == 0 && launch_needed(&r->sc)) {
             int code = launch_run(o, &r->sc);
+            clients_free(&r->cl);
             free(r);
             return code;
         }
@@ -927,6 +942,8 @@ static struct report_cross *verify_cross(struct crew *crew, const char *dir, uns
     }
     size_t k = 0;
     for (unsigned i = 0; i < crew->n; i++) {
+        if (!crew->w[i].cross.n)
+            continue; /* a lost client kept none */
         memcpy(all + k, crew->w[i].cross.r, crew->w[i].cross.n * sizeof *all);
         k += crew->w[i].cross.n;
     }

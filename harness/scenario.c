@@ -114,7 +114,8 @@ static const struct key_def lab_keys[] = {
 
 static const struct key_def fault_keys[] = {
     {"host", KEY_TEXT, "local", NULL, FAULT_COMMON(host), 0, 0,
-     "where: a lab host (client, ctrl-a, ctrl-b), local, or a [host NAME]", 0},
+     "where: a lab host (client, ctrl-a, ctrl-b, gs1..gs3; c1..cN with [lab] clients), local, "
+     "or a [host NAME]", 0},
     {"at", KEY_DURATION, "0s", NULL, FAULT_COMMON(at_ns), 0, AT_MOST_A_DAY,
      "when, counted from the start of the workload", 0},
 };

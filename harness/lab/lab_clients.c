@@ -76,9 +76,9 @@ int lab_clients_build(struct lab *lab, struct nl_sock *sk, int fd, char *err, si
         /* what runs there (a FUSE client, a rank) goes at lab down */
         if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
             lab_rec(fd, err, errlen, "netns %s", h->netns) != 0 ||
-            netns_create(h->netns, err, errlen) != 0 ||
-            lab_rec(fd, err, errlen, "dir %s", h->home) != 0)
+            netns_create(h->netns, err, errlen) != 0)
             return -1;
+        /* (inside the lab directory: it goes with it) */
         if (mkdir(h->home, 0755) != 0 && errno != EEXIST) {
             snprintf(err, errlen, "cannot create %s: %s", h->home, strerror(errno));
             return -1;
@@ -183,6 +183,12 @@ int lab_mpirun(const struct lab *lab, unsigned ranks, char *const argv[], char *
     int rc = 0;
     for (size_t i = 0; words[i] && rc == 0; i++)
         rc = push(&v, &nv, words[i]);
+    /* The ranks start over ssh, which passes no environment: a sanitizer
+     * build's options go with them. */
+    static const char *const pass_on[] = {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"};
+    for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0] && rc == 0; i++)
+        if (getenv(pass_on[i]) && (rc = push(&v, &nv, "-x")) == 0)
+            rc = push(&v, &nv, pass_on[i]);
     for (size_t i = 0; argv[i] && rc == 0; i++)
         rc = push(&v, &nv, argv[i]);
     if (rc != 0) {

@@ -1,0 +1,88 @@
+# The GlusterFS lab with two client hosts and one run over both, through
+# MPI, as `faultline run` starts it by itself:
+#   - `lab up gluster --clients 2`, seen from outside: c1 and c2 are
+#     namespaces with a hostname of their own (asked over their sshd, on
+#     the management network), each with its own FUSE client running in
+#     its own namespace and its own mount;
+#   - a files workload on both clients, each reading the other's files too
+#     (cross_reads), while gs1's brick is killed and started again, then
+#     c2's storage link is down for 5 s: verdict pass, a line per client
+#     with its clock offset; c2's stall is reported for its cable, c1 goes
+#     on; the MPI job completes (both clients report);
+#   - `lab down`: nothing left (namespaces, links of both switches, the
+#     processes, mounts, state, directory).
+. "$(dirname "$0")/../lib.sh"
+
+need_root "namespaces, mounts, glusterd and mpirun"
+command -v mpirun > /dev/null || skip "mpirun is missing (openmpi-bin; make deps)"
+lab_prefix
+LABDIR=/var/tmp/faultline-labs/$P-gluster
+
+expect_code 0 "$FAULTLINE" lab up gluster --clients 2
+expect_code 0 "$FAULTLINE" lab status gluster --json
+cp "$WORK/out" "$WORK/status.json"
+S=$WORK/status.json
+json "$S" '[.clients[] | .name]' '["c1","c2"]'
+json "$S" '[.clients[] | .management_address | test("^198\\.19\\.")] | all' true
+json "$S" '.management.switch' "\"$P-gmg\""
+PIDS=""
+for k in 1 2; do
+    addr=$(jq -r ".clients[$((k - 1))].management_address" "$S")
+    name=$("$LABDIR/ssh/mpi-ssh" "$addr" hostname) || fail "no ssh into c$k at $addr"
+    [ "$name" = "c$k" ] || fail "c$k says it is $name"
+    pid=$(jq -r ".clients[$((k - 1))].process.pid" "$S")
+    PIDS="$PIDS $pid"
+    [ "$(stat -L -c %i "/proc/$pid/ns/net")" = "$(stat -L -c %i "/run/netns/$P-gluster-c$k")" ] ||
+        fail "the FUSE client of c$k (pid $pid) is not in c$k's namespace"
+    grep -q " $LABDIR/mnt-c$k fuse.glusterfs " /proc/mounts || fail "c$k has no mount of its own"
+done
+
+cat > "$WORK/two.scn" <<EOS
+[scenario]
+name = lab-clients
+duration = 22s
+lab = gluster
+heal_wait = 90s
+[lab]
+clients = 2
+[target]
+kind = files
+size = 8MiB
+[workload]
+class = large
+procs = 2
+flush = 16
+cross_reads = 10%
+metadata = 1
+[fault brick]
+action = kill
+host = gs1
+process = brick
+at = 3s
+restart_after = 3s
+[fault cable-c2]
+action = link-down
+host = c2
+at = 12s
+duration = 5s
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/two.scn" --out "$WORK/run"
+R=$WORK/run/report.json
+json "$R" .verdict '"pass"'
+json "$R" '[.clients[] | [.rank, .host, .lost]]' '[[0,"c1",false],[1,"c2",false]]'
+json "$R" '[.clients[] | .io.writes > 100 and .clock_uncertainty_ms != null] | all' true
+json "$R" '.cross_reads | [.rule, .judged > 0, .findings, .unjudged]' '["close-to-open",true,0,0]'
+json "$R" '.faults[0].heal_s != null' true
+c1=$(jq '.clients[0].faults[1].stall_s' "$R")
+c2=$(jq '.clients[1].faults[1].stall_s' "$R")
+echo "  c2's cable down 5 s: stall of c2 $c2 s, of c1 $c1 s"
+# c2 waits out its cable; c1 only ever waits for one I/O at a time
+awk -v s="$c2" 'BEGIN { exit !(s >= 4.5) }' || fail "c2's stall is $c2 s, its cable was down 5 s"
+awk -v s="$c1" 'BEGIN { exit !(s < 2) }' || fail "c1 stalled $c1 s while only c2's cable was down"
+contains "$WORK/run/report.txt" "client 1 (c2)"
+[ -s "$WORK/run/client-1/result.bin" ] || fail "c2 kept no result of its own"
+
+expect_code 0 "$FAULTLINE" lab down gluster
+lab_nothing_left gluster
+! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"
+pass
