@@ -693,19 +693,6 @@ static void run_threads(struct crew *c, bool verify)
         free(meta_args);
 }
 
-static void add_stats(struct io_stats *to, const struct io_stats *s)
-{
-    to->reads += s->reads;
-    to->writes += s->writes;
-    to->flushes += s->flushes;
-    to->bytes_read += s->bytes_read;
-    to->bytes_written += s->bytes_written;
-    to->errors += s->errors;
-    if (s->ns > to->ns)
-        to->ns = s->ns;
-    if (s->lat_max_ns > to->lat_max_ns)
-        to->lat_max_ns = s->lat_max_ns;
-}
 
 static int by_read_time(const void *a, const void *b)
 {
@@ -753,18 +740,18 @@ static void merge(struct crew *c)
             /* Its engine never returned to stamp how long it ran. */
             struct io_stats st = w->eng.stats;
             st.ns = c->workload_end_ns;
-            add_stats(&c->io, &st);
+            io_stats_sum(&c->io, &st);
             continue;
         }
-        add_stats(&c->io, &w->eng.stats);
+        io_stats_sum(&c->io, &w->eng.stats);
         resolve_written_at(w);
         for (size_t k = 0; ranks_of(c) > 1 && k < w->findings.n; k++) {
             struct finding *x = &w->findings.list[k];
             x->client = c->rank;
             x->owner = x->block == FL_NO_BLOCK ? c->rank : (int)(x->block % ranks_of(c));
         }
-        add_stats(&c->prefilled, &w->eng.prefilled);
-        add_stats(&c->sweep, &w->sweep);
+        io_stats_sum(&c->prefilled, &w->eng.prefilled);
+        io_stats_sum(&c->sweep, &w->sweep);
         findings_merge(&c->findings, &w->findings);
         c->bytes_at_rest += w->map_ready ? statemap_bytes_at_rest(&w->map) : 0;
         c->bytes_peak += w->map_ready ? statemap_bytes_total(&w->map) : 0;

@@ -34,7 +34,7 @@ static const char usage_main[] =
     "`faultline VERB --help` tells more about one verb.\n";
 
 static const char usage_run[] =
-    "usage: faultline run FILE [--out DIR] [--quiet] [--keep-lab]\n"
+    "usage: faultline run FILE [--out DIR] [--quiet] [--keep-lab] [--client-dir PATH]\n"
     "\n"
     "Runs the scenario in FILE: the workload for `duration` with every read\n"
     "verified, a final flush, then a sweep that reads every written block once.\n"
@@ -46,6 +46,9 @@ static const char usage_run[] =
     "  --quiet     no progress lines on stderr\n"
     "  --keep-lab  a lab the scenario brings up ([scenario] lab) stays up after the run;\n"
     "              `faultline lab down KIND` removes it\n"
+    "  --client-dir PATH  several clients: each rank keeps its state, journal and\n"
+    "              findings in PATH/client-R (e.g. a node's local disk while DIR is\n"
+    "              shared); DIR/client-R is a link to it\n"
     "\n"
     "Several clients: under `mpirun --enable-recovery -n N` (or srun) every rank is a\n"
     "client: rank 0 runs the faults and writes the report, rank r owns the blocks b\n"
@@ -134,6 +137,10 @@ static int verb_run(int argc, char **argv)
             o.quiet = 1;
         } else if (strcmp(argv[i], "--keep-lab") == 0) {
             o.keep_lab = 1;
+        } else if (strcmp(argv[i], "--client-dir") == 0) {
+            if (++i >= argc)
+                return bad_usage("--client-dir needs a directory", NULL, usage_run);
+            o.client_dir = argv[i];
         } else if (argv[i][0] == '-') {
             return bad_usage("unknown option ", argv[i], usage_run);
         } else if (!o.scenario) {

@@ -284,6 +284,29 @@ static int rank_setup(struct run *r, char *err, size_t errlen)
     return 0;
 }
 
+/* --client-dir: this rank's directory is PATH/client-R, and DIR/client-R
+ * links to it (on this node; on all when DIR is shared), so that
+ * everything that reads DIR/client-R finds it. */
+static int client_dir_link(struct run *r, char *err, size_t errlen)
+{
+    char target[PATH_MAX + 64];
+    crew_client_dir(r->o->client_dir, (unsigned)r->mpi.size, (unsigned)r->mpi.rank, target,
+                    sizeof target);
+    if (mkdir_p(target, err, errlen) != 0 || mkdir_p(r->dir, err, errlen) != 0)
+        return -1;
+    char abs_target[PATH_MAX];
+    if (!realpath(target, abs_target)) {
+        snprintf(err, errlen, "%s: %s", target, strerror(errno));
+        return -1;
+    }
+    if (symlink(abs_target, r->own_dir) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot link %s to %s: %s", r->own_dir, abs_target,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The scenario, the run directory with its copy, the seed, the events
  * (rank r: what rank 0 says, and its own directory DIR/client-R). */
 static int run_setup(struct run *r, char *err, size_t errlen)
@@ -308,6 +331,11 @@ static int run_setup(struct run *r, char *err, size_t errlen)
     }
     unsigned ranks = (unsigned)r->mpi.size;
     crew_client_dir(r->dir, ranks, (unsigned)r->mpi.rank, r->own_dir, sizeof r->own_dir);
+    if (ranks > 1 && r->o->client_dir && client_dir_link(r, err, errlen) != 0) {
+        if (!is_rank0(r))
+            clients_failed(&r->cl, err);
+        return -1;
+    }
     if (mkdir_p(r->own_dir, err, errlen) != 0 ||
         events_open(&r->events, r->own_dir, 1, 0, err, errlen) != 0) {
         if (r->multi && !is_rank0(r))
@@ -494,19 +522,6 @@ static void fault_timing(struct report *rep, const struct timeline *tl)
     }
 }
 
-static void add_stats(struct io_stats *to, const struct io_stats *s)
-{
-    to->reads += s->reads;
-    to->writes += s->writes;
-    to->flushes += s->flushes;
-    to->bytes_read += s->bytes_read;
-    to->bytes_written += s->bytes_written;
-    to->errors += s->errors;
-    if (s->ns > to->ns)
-        to->ns = s->ns;
-    if (s->lat_max_ns > to->lat_max_ns)
-        to->lat_max_ns = s->lat_max_ns;
-}
 
 /* Rank 0's view of a run over several clients: every client's numbers
  * added to its own, what each client did, the cross reads judged. */
@@ -560,9 +575,9 @@ static int combine(struct run *r, struct combined *all)
         rc->io = &x->io;
         rc->sweep = &x->sweep;
         rc->findings = findings_bad(&x->findings);
-        add_stats(&all->io, &x->io);
-        add_stats(&all->sweep, &x->sweep);
-        add_stats(&all->prefilled, &x->prefilled);
+        io_stats_sum(&all->io, &x->io);
+        io_stats_sum(&all->sweep, &x->sweep);
+        io_stats_sum(&all->prefilled, &x->prefilled);
         findings_merge(&all->findings, &x->findings);
         for (int m = 0; m < MOP_COUNT; m++)
             all->meta_ops[m] += x->meta_ops[m];

@@ -18,6 +18,8 @@ struct run_opts {
     const char *out; /* NULL: runs/<time>-<name> */
     bool quiet;      /* no progress lines */
     bool keep_lab;   /* a lab this run brings up stays up afterwards */
+    const char *client_dir; /* several clients: rank R keeps its state in PATH/client-R
+                               (DIR/client-R links to it); NULL: in DIR/client-R */
 };
 
 int cmd_run(const struct run_opts *o);

@@ -72,20 +72,28 @@ static int pin_new_netns(void *ctx, char *err, size_t errlen)
     return 0;
 }
 
-int netns_create(const char *name, char *err, size_t errlen)
+/* The empty file a namespace's name is mounted on. */
+static int ns_file(const char *name, char *path, size_t n, char *err, size_t errlen)
 {
-    if (netns_exists(name))
-        return 0;
     if (netns_dir_ready(err, errlen) != 0)
         return -1;
-    char path[256];
-    ns_path(name, path, sizeof path);
+    ns_path(name, path, n);
     int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
     close(fd);
+    return 0;
+}
+
+int netns_create(const char *name, char *err, size_t errlen)
+{
+    if (netns_exists(name))
+        return 0;
+    char path[256];
+    if (ns_file(name, path, sizeof path, err, errlen) != 0)
+        return -1;
     /* A child gets the new namespace and pins it with the bind mount; the
      * namespace outlives the child. */
     struct proc_place here = {.netns = NULL};
@@ -102,16 +110,9 @@ int netns_name_ours(const char *name, char *err, size_t errlen)
 {
     if (netns_exists(name))
         return 0;
-    if (netns_dir_ready(err, errlen) != 0)
-        return -1;
     char path[256];
-    ns_path(name, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    if (ns_file(name, path, sizeof path, err, errlen) != 0)
         return -1;
-    }
-    close(fd);
     /* the namespace of the whole process (its first thread), not of this thread */
     char self[64];
     snprintf(self, sizeof self, "/proc/%d/ns/net", (int)getpid());

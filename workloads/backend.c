@@ -43,6 +43,20 @@ const char *backend_kinds(void)
     return text;
 }
 
+void io_stats_sum(struct io_stats *to, const struct io_stats *s)
+{
+    to->reads += s->reads;
+    to->writes += s->writes;
+    to->flushes += s->flushes;
+    to->bytes_read += s->bytes_read;
+    to->bytes_written += s->bytes_written;
+    to->errors += s->errors;
+    if (s->ns > to->ns)
+        to->ns = s->ns;
+    if (s->lat_max_ns > to->lat_max_ns)
+        to->lat_max_ns = s->lat_max_ns;
+}
+
 void io_stats_add(struct io_stats *s, const struct io *io)
 {
     uint64_t lat = io->t_done > io->t_submit ? io->t_done - io->t_submit : 0;

@@ -70,6 +70,10 @@ struct io_stats {
 /* Accounts one completed I/O. */
 void io_stats_add(struct io_stats *s, const struct io *io);
 
+/* Adds what another worker (or client) did in the same phase, side by side:
+ * counts add up, the time is the longest. */
+void io_stats_sum(struct io_stats *to, const struct io_stats *s);
+
 /* What a worker publishes for the main thread's watchdog, as it goes. */
 struct io_pulse {
     _Atomic unsigned inflight;

@@ -980,22 +980,19 @@ static uint64_t segment_of(const unsigned char *buf, size_t len, uint64_t run_id
     return jh.segment;
 }
 
+static int count_one_done(void *ctx, const struct jrec *r)
+{
+    *(uint64_t *)ctx += r->type == J_DONE;
+    return 0;
+}
+
+/* Completions a segment queued for flushes (as far as replay reads it). */
 static uint64_t count_done(const unsigned char *buf, size_t len)
 {
     uint64_t n = 0;
-    for (size_t off = sizeof(struct jhead); off + sizeof(struct jbatch) <= len;) {
-        struct jbatch b;
-        memcpy(&b, buf + off, sizeof b);
-        size_t bl = (size_t)b.nrec * sizeof(struct jrec);
-        if (b.magic != BATCH_MAGIC || off + sizeof b + bl > len)
-            break;
-        for (uint32_t i = 0; i < b.nrec; i++) {
-            struct jrec r;
-            memcpy(&r, buf + off + sizeof b + (size_t)i * sizeof r, sizeof r);
-            n += r.type == J_DONE;
-        }
-        off += sizeof b + bl;
-    }
+    bool torn;
+    if (len >= sizeof(struct jhead))
+        scan_segment(buf, len, &n, count_one_done, &torn);
     return n;
 }
 

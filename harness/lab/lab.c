@@ -1007,50 +1007,43 @@ static void status_json(const struct lab *lab, struct nl_sock *sk, FILE *out)
     fputc('\n', out);
 }
 
+/* One host of `lab status`: where it is, its port, its service, its ssh. */
+static void host_line(const struct lab_host *h, struct nl_sock *sk, FILE *out)
+{
+    struct link_state st = {0};
+    char err[256];
+    if (sk)
+        net_link_state(sk, h->port, &st, err, sizeof err);
+    fprintf(out, "  %-7s %s%s, %s %s/24, switch port %s (%s)", h->name,
+            h->netns[0] ? "namespace " : "our namespace", h->netns, h->ifname, h->addr, h->port,
+            !st.exists ? "missing" : st.admin_up ? "up" : "DOWN");
+    if (h->mgmt_addr[0])
+        fprintf(out, ", management %s", h->mgmt_addr);
+    if (h->pid && h->ctlport)
+        fprintf(out, ", %s pid %d %s (control port %u)", h->service, (int)h->pid,
+                proc_state_name(proc_state(h->pid, h->start)), h->ctlport);
+    else if (h->pid && h->netns[0])
+        fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
+                proc_state_name(proc_state(h->pid, h->start)));
+    if (h->sshd)
+        fprintf(out, ", ssh root@%s", h->mgmt_addr[0] ? h->mgmt_addr : h->addr);
+    fputc('\n', out);
+}
+
 static void status_text(const struct lab *lab, struct nl_sock *sk, FILE *out)
 {
     fprintf(out, "lab %s (prefix %s): switch %s, subnet 198.18.%u.0/24\n", lab->kind->name,
             lab->prefix, lab->bridge, lab->subnet);
-    for (unsigned i = 0; i < lab->nhosts; i++) {
-        const struct lab_host *h = &lab->hosts[i];
-        struct link_state st = {0};
-        char err[256];
-        if (sk)
-            net_link_state(sk, h->port, &st, err, sizeof err);
-        fprintf(out, "  %-7s %s%s, %s %s/24, switch port %s (%s)", h->name,
-                h->netns[0] ? "namespace " : "our namespace", h->netns, h->ifname, h->addr,
-                h->port, !st.exists ? "missing" : st.admin_up ? "up" : "DOWN");
-        if (h->pid && h->ctlport)
-            fprintf(out, ", %s pid %d %s (control port %u)", h->service, (int)h->pid,
-                    proc_state_name(proc_state(h->pid, h->start)), h->ctlport);
-        else if (h->pid && h->netns[0])
-            fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
-                    proc_state_name(proc_state(h->pid, h->start)));
-        if (h->sshd)
-            fprintf(out, ", ssh root@%s", h->addr);
-        fputc('\n', out);
-    }
+    for (unsigned i = 0; i < lab->nhosts; i++)
+        host_line(&lab->hosts[i], sk, out);
     if (lab->switch_sshd)
         fprintf(out, "  switch  ssh root@%s port %d (its ports, for faults over ssh)\n",
                 lab->hosts[0].addr, LAB_SWITCH_SSH_PORT);
     if (lab->nclients)
         fprintf(out, "  management network %s, 198.19.%u.0/24 (ssh and MPI to the client hosts; "
                      "never faulted)\n", lab->mgmt_bridge, lab->subnet);
-    for (unsigned i = 0; i < lab->nclients; i++) {
-        const struct lab_host *h = &lab->clients[i];
-        struct link_state st = {0};
-        char err[256];
-        if (sk)
-            net_link_state(sk, h->port, &st, err, sizeof err);
-        fprintf(out, "  %-7s namespace %s, %s %s/24, switch port %s (%s), management %s, ssh "
-                     "root@%s", h->name, h->netns, h->ifname, h->addr, h->port,
-                !st.exists ? "missing" : st.admin_up ? "up" : "DOWN", h->mgmt_addr,
-                h->mgmt_addr);
-        if (h->pid)
-            fprintf(out, ", %s pid %d %s", h->service, (int)h->pid,
-                    proc_state_name(proc_state(h->pid, h->start)));
-        fputc('\n', out);
-    }
+    for (unsigned i = 0; i < lab->nclients; i++)
+        host_line(&lab->clients[i], sk, out);
     lab->kind->status(lab, NULL, out);
 }
 

@@ -163,7 +163,7 @@ static void json_finding(struct json *j, const struct report *r, const struct fi
     json_obj_end(j);
 }
 
-static void json_maybe(struct json *j, const char *key, bool known, double v)
+void report_json_maybe(struct json *j, const char *key, bool known, double v)
 {
     json_key(j, key);
     if (known)
@@ -191,18 +191,18 @@ static void json_path_event(struct json *j, const struct event *e)
 /* A fault's recovery numbers (null where they could not be measured). */
 static void json_recovery(struct json *j, const struct report *r, const struct recovery *x)
 {
-    json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
-    json_maybe(j, "stall_s", x->injected, x->stall_s);
-    json_maybe(j, "stall_from", x->injected && x->stall_s > 0, secs(x->stall_from_ns));
-    json_maybe(j, "stall_to", x->injected && x->stall_s > 0, secs(x->stall_to_ns));
+    report_json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
+    report_json_maybe(j, "stall_s", x->injected, x->stall_s);
+    report_json_maybe(j, "stall_from", x->injected && x->stall_s > 0, secs(x->stall_from_ns));
+    report_json_maybe(j, "stall_to", x->injected && x->stall_s > 0, secs(x->stall_to_ns));
     json_key(j, "errors");
     json_u64(j, x->errors);
-    json_maybe(j, "max_latency_s", x->injected, x->max_latency_s);
-    json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
-    json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
-    json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
-    json_maybe(j, "heal_s", x->heal_measured && x->healed, x->heal_s);
-    json_maybe(j, "analysed_until", x->injected, secs(x->until_ns));
+    report_json_maybe(j, "max_latency_s", x->injected, x->max_latency_s);
+    report_json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
+    report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
+    report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
+    report_json_maybe(j, "heal_s", x->heal_measured && x->healed, x->heal_s);
+    report_json_maybe(j, "analysed_until", x->injected, secs(x->until_ns));
     json_key(j, "path_events");
     json_arr_begin(j);
     for (size_t i = 0; x->injected && r->events && i < r->events->n; i++)

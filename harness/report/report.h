@@ -154,6 +154,9 @@ struct json;
 /* An io_stats as a JSON object (reads, writes, ..., iops). */
 void report_json_io(struct json *j, const struct io_stats *s);
 
+/* "key": v (6 decimals), or null when it is not known. */
+void report_json_maybe(struct json *j, const char *key, bool known, double v);
+
 /* report_clients.c: a run over several clients (MPI ranks) — `clients`
  * and `cross_reads` in report.json, and their lines in report.txt; nothing
  * for a run of one client. */

@@ -22,22 +22,13 @@ static double ms(int64_t ns)
 
 static void json_clock(struct json *j, const struct report_client *c)
 {
-    json_key(j, "clock_offset_ms");
-    json_num(j, ms(c->offset_ns), 6);
-    json_key(j, "clock_uncertainty_ms");
-    json_num(j, ms((int64_t)c->uncertainty_ns), 6);
-    json_key(j, "clock_offset_end_ms");
-    if (c->end_measured)
-        json_num(j, ms(c->offset_end_ns), 6);
-    else
-        json_null(j);
-    json_key(j, "clock_uncertainty_end_ms");
-    if (c->end_measured)
-        json_num(j, ms((int64_t)c->uncertainty_end_ns), 6);
-    else
-        json_null(j);
-    json_key(j, "clock_error_ms"); /* how far its timeline may be off rank 0's */
-    json_num(j, ms((int64_t)c->error_ns), 6);
+    report_json_maybe(j, "clock_offset_ms", true, ms(c->offset_ns));
+    report_json_maybe(j, "clock_uncertainty_ms", true, ms((int64_t)c->uncertainty_ns));
+    report_json_maybe(j, "clock_offset_end_ms", c->end_measured, ms(c->offset_end_ns));
+    report_json_maybe(j, "clock_uncertainty_end_ms", c->end_measured,
+                      ms((int64_t)c->uncertainty_end_ns));
+    /* how far its timeline may be off rank 0's */
+    report_json_maybe(j, "clock_error_ms", true, ms((int64_t)c->error_ns));
 }
 
 static void json_client_faults(struct json *j, const struct report *r,
@@ -50,28 +41,13 @@ static void json_client_faults(struct json *j, const struct report *r,
         json_obj_begin(j);
         json_key(j, "name");
         json_str(j, r->faults[i].spec.name);
-        json_key(j, "stall_s");
-        if (x->injected)
-            json_num(j, x->stall_s, 6);
-        else
-            json_null(j);
-        json_key(j, "recovery_s");
-        if (x->recovered)
-            json_num(j, x->recovery_s, 6);
-        else
-            json_null(j);
-        json_key(j, "impact_s");
-        if (x->injected && x->impact)
-            json_num(j, x->impact_s, 6);
-        else
-            json_null(j);
+        report_json_maybe(j, "stall_s", x->injected, x->stall_s);
+        report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
+        report_json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
         json_key(j, "errors");
         json_u64(j, x->errors);
-        json_key(j, "first_io_after_clear_s");
-        if (x->io_after_clear)
-            json_num(j, x->first_io_after_clear_s, 6);
-        else
-            json_null(j);
+        report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear,
+                          x->first_io_after_clear_s);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -142,11 +118,7 @@ void report_json_clients(struct json *j, const struct report *r)
             json_null(j);
         json_key(j, "findings");
         json_u64(j, c->findings);
-        json_key(j, "max_stall_s");
-        if (c->max_stall_s >= 0)
-            json_num(j, c->max_stall_s, 6);
-        else
-            json_null(j);
+        report_json_maybe(j, "max_stall_s", c->max_stall_s >= 0, c->max_stall_s);
         json_client_faults(j, r, c);
         json_clock(j, c);
         json_obj_end(j);
