@@ -238,6 +238,7 @@ static uint64_t start_rank0(struct clients *cl)
         char err[512];
         if (send_wire(cl, (int)r, TAG_GO, &w, SEND_WAIT, err, sizeof err) != 0)
             lose(cl, r, "could not be started: %s", err);
+        c->started = true;
     }
     cl->c[0].state = CLIENT_RUNNING;
     sleep_until(t0);
@@ -318,8 +319,11 @@ static size_t reads_of(const struct clients *cl, unsigned owner, const struct cr
     return n;
 }
 
+/* Findings as counted (every bad read, repeats too) and as listed. */
 static void put_findings(struct wire *w, const struct findings *f)
 {
+    wire_put(w, f->counts, sizeof f->counts);
+    wire_u64(w, f->unlisted);
     wire_u64(w, f->n);
     for (size_t i = 0; i < f->n; i++) {
         struct finding x = f->list[i];
@@ -331,7 +335,14 @@ static void put_findings(struct wire *w, const struct findings *f)
 /* The findings of a CROSS answer: all are cross reads. */
 static void get_findings(struct wire *w, struct findings *out)
 {
+    uint64_t counts[CLS_COUNT];
+    if (!wire_get(w, counts, sizeof counts))
+        return;
+    uint64_t unlisted = wire_get_u64(w);
     uint64_t n = wire_get_u64(w);
+    for (int c = 0; c < CLS_COUNT && wire_ok(w); c++)
+        out->counts[c] += counts[c];
+    out->unlisted += unlisted;
     for (uint64_t i = 0; i < n && wire_ok(w); i++) {
         struct finding x;
         if (!wire_get(w, &x, sizeof x))
@@ -339,7 +350,7 @@ static void get_findings(struct wire *w, struct findings *out)
         x.phase = "workload";
         x.op = "cross read";
         x.detail[sizeof x.detail - 1] = x.path[sizeof x.path - 1] = '\0';
-        findings_add(out, &x);
+        findings_keep(out, &x);
     }
 }
 
@@ -417,6 +428,13 @@ bool clients_done(struct clients *cl, int code)
 {
     bool clean = clients_lost(cl) == 0;
     for (unsigned r = 1; r < cl->n; r++) {
+        /* A lost rank that was still heard of after the start may be alive,
+         * only late, and one lost before the start may be waiting for it:
+         * both are told to end.  One never heard of again after its start
+         * is dead, most likely, and so is the link to it (Open MPI would
+         * try to connect again, and warn). */
+        if (cl->c[r].state == CLIENT_LOST && cl->c[r].started && !cl->c[r].heard[0])
+            continue;
         struct wire w;
         wire_init(&w);
         wire_u64(&w, (uint64_t)code);
@@ -573,7 +591,14 @@ static uint64_t start_rank(struct clients *cl)
         return 0;
     struct wire w;
     wire_read(&w, m.buf, m.len);
-    uint64_t t0 = m.tag == TAG_GO ? wire_get_u64(&w) : 0;
+    if (m.tag == TAG_DONE) { /* rank 0 went on without this rank, or gave up */
+        cl->ended = true;
+        cl->end_code = (int)wire_get_u64(&w);
+        free(m.buf);
+        snprintf(cl->err, sizeof cl->err, "rank 0 ended the run before this rank started");
+        return 0;
+    }
+    uint64_t t0 = wire_get_u64(&w);
     cl->my_offset_ns = (int64_t)wire_get_u64(&w);
     cl->my_uncertainty_ns = wire_get_u64(&w);
     bool ok = wire_ok(&w) && t0;
@@ -597,6 +622,8 @@ int clients_report(struct clients *cl, const void *result, size_t len, struct cr
                    bool *clean)
 {
     *clean = false;
+    if (cl->ended) /* nobody waits for this result */
+        return cl->end_code ? cl->end_code : 2;
     uint64_t wait = 3 * cl->grace_ns + RANK0_WAIT;
     char err[512];
     int eno;
@@ -621,85 +648,122 @@ int clients_report(struct clients *cl, const void *result, size_t len, struct cr
 
 /* --- judging --- */
 
-void clients_judge(struct crew *own, const struct cross_read *reads, size_t n,
-                   const uint64_t *clock_err, struct findings *out, struct cross_tally *t)
+/* One bad cross read as a finding that names both clients. */
+static void cross_finding(const struct cross_read *x, enum fl_class cls, gen_t need,
+                          const char *why, unsigned ranks, uint32_t bs, struct findings *f)
+{
+    unsigned reader = x->reader % ranks, owner = (unsigned)(x->block % ranks);
+    struct finding v = {
+        .cls = cls,
+        .phase = "workload",
+        .op = "cross read",
+        .block = x->block,
+        .offset = x->block * bs + (uint64_t)x->sector * FL_SECTOR,
+        .expected_gen = need,
+        .found_gen = x->lo,
+        .found_known = x->lo != GEN_NONE,
+        .written_ns = FL_TIME_UNKNOWN,
+        .read_ns = x->t_end,
+        .found_written_ns = FL_TIME_UNKNOWN,
+        .client = (int)reader,
+        .owner = (int)owner,
+    };
+    snprintf(v.detail, sizeof v.detail, "client %u read it at %.3f s: %.150s", reader,
+             (double)x->t_start / 1e9, why);
+    findings_add(f, &v);
+}
+
+/* When the owner's write of each finding's expected generation completed
+ * (its journal), so that the report says how long before the read. */
+static void when_written(const struct worker *w, unsigned all, struct findings *f)
+{
+    uint64_t *blocks = calloc(f->n ? f->n : 1, sizeof *blocks);
+    uint64_t *t = calloc(f->n ? f->n : 1, sizeof *t);
+    gen_t *gens = calloc(f->n ? f->n : 1, sizeof *gens);
+    if (blocks && t && gens && f->n) {
+        for (size_t i = 0; i < f->n; i++) {
+            blocks[i] = f->list[i].block / all; /* journals hold local numbers */
+            gens[i] = f->list[i].expected_gen;
+        }
+        if (journal_lookup_done(w->dir, f->n, blocks, gens, t) == 0)
+            for (size_t i = 0; i < f->n; i++)
+                f->list[i].written_ns = t[i];
+    }
+    free(blocks);
+    free(t);
+    free(gens);
+}
+
+/* The reads of one worker's blocks, against its journal. */
+static void judge_worker(struct crew *own, const struct worker *w, const struct cross_read *reads,
+                         size_t n, const uint64_t *clock_err, struct findings *out,
+                         struct cross_tally *t)
 {
     unsigned ranks = own->ranks > 1 ? own->ranks : 1;
     unsigned all = own->rank < 0 ? own->n : own->n * ranks;
     bool c2o = own->sc->backend->cross_rule &&
                strcmp(own->sc->backend->cross_rule, "close-to-open") == 0;
-    uint32_t bs = own->sc->workload.block_size;
-    for (unsigned i = 0; i < own->n; i++) {
-        struct worker *w = &own->w[i];
-        /* the reads of this worker's blocks */
-        size_t k = 0;
-        for (size_t j = 0; j < n; j++)
-            k += reads[j].block % all == w->global;
-        if (!k)
-            continue;
-        struct history_query *q = calloc(k, sizeof *q);
-        struct history_answer *a = calloc(k, sizeof *a);
-        const struct cross_read **which = calloc(k, sizeof *which);
-        char err[FL_ERRLEN];
-        if (!q || !a || !which) {
-            t->unjudged += k;
-        } else {
-            size_t m = 0;
-            for (size_t j = 0; j < n; j++) {
-                const struct cross_read *x = &reads[j];
-                if (x->block % all != w->global)
-                    continue;
-                /* both clocks may be off rank 0's by their error */
-                uint64_t u = clock_err[x->reader % ranks] + clock_err[x->block % ranks];
-                q[m] = (struct history_query){.block = x->block / all,
-                                              .t_lo = x->t_start > u ? x->t_start - u : 0,
-                                              .t_hi = x->t_end + u};
-                which[m++] = x;
-            }
-            if (journal_history(w->dir, k, q, a, err, sizeof err) != 0) {
-                fprintf(stderr, "faultline: cross reads of %s not judged: %s\n", w->dir, err);
-                t->unjudged += k;
-            } else {
-                for (size_t j = 0; j < k; j++) {
-                    const struct cross_read *x = which[j];
-                    struct cross_history h = {.acked = a[j].acked, .durable = a[j].durable,
-                                              .planned = a[j].planned,
-                                              .uncertain = a[j].uncertain, .known = a[j].known};
-                    gen_t need;
-                    char why[160];
-                    enum fl_class cls = cross_judge(x, &h, c2o, &need, why, sizeof why);
-                    t->judged++;
-                    if (cls == CLS_OK) {
-                        t->ok++;
-                        continue;
-                    }
-                    t->bad++;
-                    unsigned reader = x->reader % ranks, owner = (unsigned)(x->block % ranks);
-                    struct finding f = {
-                        .cls = cls,
-                        .phase = "workload",
-                        .op = "cross read",
-                        .block = x->block,
-                        .offset = x->block * bs + (uint64_t)x->sector * FL_SECTOR,
-                        .expected_gen = need,
-                        .found_gen = x->lo,
-                        .found_known = x->lo != GEN_NONE,
-                        .written_ns = FL_TIME_UNKNOWN,
-                        .read_ns = x->t_end,
-                        .found_written_ns = FL_TIME_UNKNOWN,
-                        .client = (int)reader,
-                        .owner = (int)owner,
-                    };
-                    snprintf(f.detail, sizeof f.detail, "client %u read it at %.3f s: %.150s",
-                             reader, (double)x->t_start / 1e9, why);
-                    findings_add(out, &f);
-                }
-            }
-        }
-        free(q);
-        free(a);
-        free(which);
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        k += reads[j].block % all == w->global;
+    if (!k)
+        return;
+    struct history_query *q = calloc(k, sizeof *q);
+    struct history_answer *a = calloc(k, sizeof *a);
+    const struct cross_read **which = calloc(k, sizeof *which);
+    struct findings found;
+    findings_init(&found, own->sc->findings_limit);
+    char err[FL_ERRLEN];
+    if (!q || !a || !which) {
+        t->unjudged += k;
+        goto out;
     }
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        const struct cross_read *x = &reads[j];
+        if (x->block % all != w->global)
+            continue;
+        /* both clocks may be off rank 0's by their error */
+        uint64_t u = clock_err[x->reader % ranks] + clock_err[x->block % ranks];
+        q[m] = (struct history_query){.block = x->block / all,
+                                      .t_lo = x->t_start > u ? x->t_start - u : 0,
+                                      .t_hi = x->t_end + u};
+        which[m++] = x;
+    }
+    if (journal_history(w->dir, k, q, a, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: cross reads of %s not judged: %s\n", w->dir, err);
+        t->unjudged += k;
+        goto out;
+    }
+    for (size_t j = 0; j < k; j++) {
+        struct cross_history h = {.acked = a[j].acked, .durable = a[j].durable,
+                                  .planned = a[j].planned, .uncertain = a[j].uncertain,
+                                  .known = a[j].known};
+        gen_t need;
+        char why[160];
+        enum fl_class cls = cross_judge(which[j], &h, c2o, &need, why, sizeof why);
+        t->judged++;
+        if (cls == CLS_OK) {
+            t->ok++;
+            continue;
+        }
+        t->bad++;
+        cross_finding(which[j], cls, need, why, ranks, own->sc->workload.block_size, &found);
+    }
+    when_written(w, all, &found);
+    findings_merge(out, &found);
+out:
+    findings_free(&found);
+    free(q);
+    free(a);
+    free(which);
+}
+
+void clients_judge(struct crew *own, const struct cross_read *reads, size_t n,
+                   const uint64_t *clock_err, struct findings *out, struct cross_tally *t)
+{
+    for (unsigned i = 0; i < own->n; i++)
+        judge_worker(own, &own->w[i], reads, n, clock_err, out, t);
 }
 
 /* --- the clocks, for a later verify --- */

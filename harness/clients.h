@@ -60,6 +60,7 @@ struct client {
     int64_t offset_ns[2];       /* its clock minus rank 0's: at start, at end */
     uint64_t uncertainty_ns[2];
     bool end_measured;
+    bool started;               /* it was sent time zero */
     struct client_result res;   /* CLIENT_REPORTED (rank 0: filled by the caller) */
     bool have_res;
 };
@@ -90,6 +91,8 @@ struct clients {
     int64_t my_offset_ns; /* rank r: its offset and uncertainty, as rank 0 measured */
     uint64_t my_uncertainty_ns;
     char progress[320];  /* a PROGRESS message in flight (MPI may read it later) */
+    bool ended;          /* rank r: rank 0 said DONE before it started (end_code) */
+    int end_code;
     void *result;        /* the RESULT, kept while MPI may still read it */
     bool result_sent;    /* it left: freed with the rest */
     char err[512];

@@ -388,10 +388,14 @@ static void progress_line(struct monitor *m, uint64_t t)
     char hung[48] = "";
     if (c->hung)
         snprintf(hung, sizeof hung, ", %" PRIu64 " hung", c->hung);
-    fprintf(stderr, "%s[%5.1fs/%.0fs] %.0f IOPS, %.1f MB/s, %" PRIu64 " errors, %" PRIu64
+    /* with several clients rank 0 sees only its own I/O until the end */
+    char whose[48] = "";
+    if (c->ranks > 1)
+        snprintf(whose, sizeof whose, "client 0 of %u: ", c->ranks);
+    fprintf(stderr, "%s[%5.1fs/%.0fs] %s%.0f IOPS, %.1f MB/s, %" PRIu64 " errors, %" PRIu64
                     " findings, %u fault%s active%s%s",
-            m->tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, rate, mbs, e,
-            f, active, active == 1 ? "" : "s", hung, m->tty ? "   " : "\n");
+            m->tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, whose, rate,
+            mbs, e, f, active, active == 1 ? "" : "s", hung, m->tty ? "   " : "\n");
     fflush(stderr);
 }
 
