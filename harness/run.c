@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
-#include "../lib/crc32c.h"
 #include "../lib/fsutil.h"
 #include "../lib/ranks.h"
 #include "../lib/rng.h"
@@ -25,15 +24,16 @@
 #include "../workloads/verify.h"
 #include "client_result.h"
 #include "clients.h"
+#include "conclude.h"
 #include "crew.h"
 #include "events.h"
+#include "gather.h"
 #include "heal.h"
 #include "lab/lab.h"
 #include "launch.h"
 #include "report/report.h"
 #include "scenario.h"
 #include "timeline.h"
-#include "verdict.h"
 
 /* First SIGINT/SIGTERM: end the workload early, still flush, sweep and
  * report.  Second: also cut the sweep short.  (During `verify` the first
@@ -114,112 +114,6 @@ static void start_faults(void *ctx, uint64_t t0)
 static void finish_faults(void *ctx)
 {
     timeline_finish(ctx);
-}
-
-/* The report fields both verbs fill from the crew the same way. */
-static struct report crew_report(const char *mode, const char *dir, const struct scenario *sc,
-                                 const struct run_meta *meta, struct crew *crew)
-{
-    return (struct report){.mode = mode, .dir = dir, .sc = sc, .meta = meta,
-                           .target_desc = crew->desc, .capacity = crew->capacity,
-                           .findings = &crew->findings, .seed = meta->seed,
-                           .error = crew->error, .crc_impl = crc32c_impl(),
-                           .workers = crew->n, .map_bytes_at_rest = crew->bytes_at_rest,
-                           .map_bytes_peak = crew->bytes_peak,
-                           .pending_peak = crew->pending_peak};
-}
-
-/* Each fault's recovery numbers from the completions of `series` (recov:
- * one per fault) and the baseline they are measured against; the longest
- * stall.  end: where the workload ended. */
-static double recover_all(const struct buckets *series, const struct scenario *sc,
-                          const struct timeline *tl, uint64_t end, struct baseline *base,
-                          struct recovery *recov)
-{
-    uint64_t first = UINT64_MAX;
-    for (unsigned i = 0; i < tl->n; i++)
-        if (tl->faults[i].injected_ns && tl->faults[i].injected_ns < first)
-            first = tl->faults[i].injected_ns;
-    recovery_baseline(series, sc->warmup_ns, first, end, base);
-    for (unsigned i = 0; i < tl->n; i++) {
-        const struct fault *f = &tl->faults[i];
-        memset(&recov[i], 0, sizeof recov[i]);
-        if (!f->applied)
-            continue;
-        uint64_t horizon = end;
-        for (unsigned k = 0; k < tl->n; k++)
-            if (k != i && tl->faults[k].injected_ns > f->injected_ns &&
-                tl->faults[k].injected_ns < horizon)
-                horizon = tl->faults[k].injected_ns;
-        /* From the moment the inject call began: a kill's signal lands at
-         * its start, the call then waits for the process to be gone. */
-        uint64_t begin = f->injected_ns > f->apply_ns ? f->injected_ns - f->apply_ns : 0;
-        uint64_t clear = f->cleared_ns > f->injected_ns ? f->cleared_ns /* it lasted */
-                         : f->cleared_ns ? begin                          /* instant */
-                                         : end; /* never cleared: until the end */
-        recovery_analyze(series, base, begin, clear, horizon, end, &recov[i]);
-    }
-    uint64_t a, b;
-    return series->b ? (double)recovery_longest_gap(series, 0, end, end, &a, &b) / 1e9 : -1;
-}
-
-/* Where the workload ended, for the analysis: past the duration only the
- * drain (nothing new is issued), unless workers were left behind. */
-static uint64_t workload_end(const struct crew *crew, const struct scenario *sc)
-{
-    uint64_t end = crew->workload_end_ns;
-    return !crew->abandoned && end > sc->duration_ns ? sc->duration_ns : end;
-}
-
-/* The outage measured from the time buckets of `series`: baseline, each
- * fault's recovery numbers, the longest stall; timeline.csv. */
-static void analyse(struct report *rep, const struct crew *crew, const struct buckets *series,
-                    const struct timeline *tl, struct recovery *recov)
-{
-    const struct scenario *sc = rep->sc;
-    uint64_t end = workload_end(crew, sc);
-    rep->end_ns = end;
-    rep->series = series;
-    rep->t0_wall_ns = wall_ns() - (mono_ns() - crew->t0);
-    rep->max_stall_s = recover_all(series, sc, tl, end, &rep->baseline, recov);
-    rep->recovery = recov;
-    char err[FL_ERRLEN];
-    if (series->b && buckets_write_csv(series, rep->dir, err, sizeof err) != 0)
-        fprintf(stderr, "faultline: %s\n", err);
-}
-
-/* Writes the reports, prints the summary, releases the crew; the exit status. */
-static int finish(struct report *rep, struct crew *crew, struct event_log *events)
-{
-    char err[FL_ERRLEN];
-    rep->events = events;
-    struct verdict verdict;
-    struct verdict_input vin = {
-        .sc = rep->sc, .run = strcmp(rep->mode, "run") == 0, .findings = rep->findings,
-        .faults = rep->faults, .nfaults = rep->nfaults, .recovery = rep->recovery,
-        .block_size = rep->meta->block_size, .nblocks = rep->meta->nblocks,
-        .written = crew_block_written, .written_ctx = crew, .io = rep->io, .sweep = rep->sweep,
-        .doubtful_writes = rep->doubtful_writes, .hung = rep->hung,
-        .clients = rep->nclients, .lost_clients = rep->lost_clients,
-        .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
-    if (verdict_evaluate(&vin, &verdict) != 0) {
-        fprintf(stderr, "faultline: out of memory for the verdict\n");
-        return 2;
-    }
-    rep->verdict = &verdict;
-    int code = report_exit_code(rep);
-    if (report_write(rep, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        code = 2;
-    }
-    if (crew->error)
-        fprintf(stderr, "faultline: %s\n", crew->error);
-    report_summary(rep, stdout);
-    verdict_free(&verdict);
-    rep->verdict = NULL; /* it lived here only */
-    crew_close(crew);
-    crew_free(crew);
-    return code;
 }
 
 /* One `faultline run`: what its steps share. */
@@ -523,88 +417,6 @@ static void fault_timing(struct report *rep, const struct timeline *tl)
 }
 
 
-/* Rank 0's view of a run over several clients: every client's numbers
- * added to its own, what each client did, the cross reads judged. */
-struct combined {
-    struct findings findings;
-    struct io_stats io, sweep, prefilled;
-    struct buckets series;
-    uint64_t meta_ops[MOP_COUNT], meta_errors;
-    struct report_client *clients;
-    struct recovery *recov; /* per client, per fault */
-    char (*dirs)[PATH_MAX + 32];
-    struct report_cross cross;
-};
-
-static int by_read_time(const void *a, const void *b)
-{
-    const struct finding *x = a, *y = b;
-    return x->read_ns < y->read_ns ? -1 : x->read_ns > y->read_ns;
-}
-
-/* Adds every reported client's result to rank 0's own (cl->c[0].res). */
-static int combine(struct run *r, struct combined *all)
-{
-    struct crew *crew = &r->crew;
-    struct clients *cl = &r->cl;
-    unsigned n = cl->n, nf = r->tl->n;
-    memset(all, 0, sizeof *all);
-    findings_init(&all->findings, r->sc.findings_limit);
-    if (buckets_init(&all->series, r->sc.bucket_ns,
-                     r->sc.duration_ns + r->sc.grace_ns + 10000000000ull) != 0 ||
-        !(all->clients = calloc(n, sizeof *all->clients)) ||
-        !(all->recov = calloc((size_t)n * (nf ? nf : 1), sizeof *all->recov)) ||
-        !(all->dirs = calloc(n, sizeof *all->dirs)))
-        return -1;
-    uint64_t end = workload_end(crew, &r->sc);
-    for (unsigned k = 0; k < n; k++) {
-        struct client *c = &cl->c[k];
-        struct report_client *rc = &all->clients[k];
-        crew_client_dir(r->dir, n, k, all->dirs[k], sizeof all->dirs[k]);
-        *rc = (struct report_client){.rank = k, .host = c->host, .lost = c->state == CLIENT_LOST,
-                                     .why = c->why, .heard = c->heard, .max_stall_s = -1,
-                                     .offset_ns = c->offset_ns[0],
-                                     .uncertainty_ns = c->uncertainty_ns[0],
-                                     .offset_end_ns = c->offset_ns[1],
-                                     .uncertainty_end_ns = c->uncertainty_ns[1],
-                                     .end_measured = c->end_measured,
-                                     .error_ns = clients_error_ns(c), .dir = all->dirs[k]};
-        if (!c->have_res)
-            continue;
-        const struct client_result *x = &c->res;
-        rc->io = &x->io;
-        rc->sweep = &x->sweep;
-        rc->findings = findings_bad(&x->findings);
-        io_stats_sum(&all->io, &x->io);
-        io_stats_sum(&all->sweep, &x->sweep);
-        io_stats_sum(&all->prefilled, &x->prefilled);
-        findings_merge(&all->findings, &x->findings);
-        for (int m = 0; m < MOP_COUNT; m++)
-            all->meta_ops[m] += x->meta_ops[m];
-        all->meta_errors += x->meta_errors;
-        if (x->series.b) {
-            buckets_merge(&all->series, &x->series);
-            rc->series = &x->series;
-            rc->recovery = &all->recov[(size_t)k * (nf ? nf : 1)];
-            rc->max_stall_s = recover_all(&x->series, &r->sc, r->tl, end, &rc->baseline,
-                                          &all->recov[(size_t)k * (nf ? nf : 1)]);
-        }
-        if (k > 0)
-            for (size_t e = 0; e < x->nevents; e++)
-                events_add_from(&r->events, &x->events[e], (int)k);
-    }
-    return 0;
-}
-
-static void combined_free(struct combined *all)
-{
-    findings_free(&all->findings);
-    buckets_free(&all->series);
-    free(all->clients);
-    free(all->recov);
-    free(all->dirs);
-}
-
 /* Rank 0 after its own sweep: every rank's result, the cross reads judged
  * by their owners, and one report over all of them. */
 static int finish_rank0(struct run *r, struct report *rep, struct recovery *recov)
@@ -626,7 +438,7 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
     if (clients_save_clocks(cl, r->dir, cerr, sizeof cerr) != 0)
         fprintf(stderr, "faultline: %s\n", cerr);
     struct combined all;
-    int rc = combine(r, &all);
+    int rc = gather_combine(&all, cl, crew, &r->sc, r->tl, &r->events, r->dir);
     if (rc == 0 && r->sc.workload.cross_pct) {
         all.cross.rule = r->sc.backend->cross_rule ? r->sc.backend->cross_rule : "acknowledged";
         all.cross.pct = r->sc.workload.cross_pct;
@@ -641,11 +453,10 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
     }
     if (rc != 0) {
         fprintf(stderr, "faultline: out of memory combining the clients' results\n");
-        combined_free(&all);
+        gather_free(&all);
         return 2;
     }
-    if (all.findings.n > 1)
-        qsort(all.findings.list, all.findings.n, sizeof *all.findings.list, by_read_time);
+    gather_sort(&all);
     rep->findings = &all.findings;
     rep->io = &all.io;
     rep->sweep = crew->error ? NULL : &all.sweep;
@@ -674,13 +485,13 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
         rep->pending_peak += x->pending_peak;
         rep->interrupted |= x->interrupted;
     }
-    analyse(rep, crew, &all.series, r->tl, recov);
+    conclude_analyse(rep, crew, &all.series, r->tl, recov);
     heal_finish(r, recov, rep->end_ns);
     r->abandoned = crew->abandoned;
-    int code = finish(rep, crew, &r->events);
+    int code = conclude_finish(rep, crew, &r->events);
     launch_save_status(r->dir, code); /* mpirun may not pass our status on */
     r->clean_exit = clients_done(cl, code);
-    combined_free(&all);
+    gather_free(&all);
     return code;
 }
 
@@ -746,7 +557,7 @@ static int run_workload(struct run *r)
         return finish_rank(r);
     struct run_meta meta = crew->w[0].meta;
     meta.nblocks = meta.total_blocks;
-    struct report rep = crew_report("run", r->dir, sc, &meta, crew);
+    struct report rep = conclude_report("run", r->dir, sc, &meta, crew);
     rep.io = &crew->io;
     rep.sweep = crew->error ? NULL : &crew->sweep;
     rep.interrupted = crew->interrupted;
@@ -773,10 +584,10 @@ static int run_workload(struct run *r)
     if (r->multi) {
         code = finish_rank0(r, &rep, recov);
     } else {
-        analyse(&rep, crew, &crew->series, tl, recov);
+        conclude_analyse(&rep, crew, &crew->series, tl, recov);
         heal_finish(r, recov, rep.end_ns);
         r->abandoned = crew->abandoned;
-        code = finish(&rep, crew, &r->events);
+        code = conclude_finish(&rep, crew, &r->events);
     }
     free(recov);
     return code;
@@ -936,44 +747,6 @@ static int use_lab_again(struct scenario *sc, const char *dir, unsigned ranks)
     return rc;
 }
 
-/* A verify of a run over several clients judges every client's cross reads
- * again, against their owners' journals (also those of a client that was
- * lost: its journal is here now). */
-static struct report_cross *verify_cross(struct crew *crew, const char *dir, unsigned ranks,
-                                         struct report_cross *out)
-{
-    size_t n = 0;
-    struct cross_tally t = {0};
-    for (unsigned i = 0; i < crew->n; i++) {
-        n += crew->w[i].cross.n;
-        t.unjudged += crew->w[i].cross.unrecorded;
-    }
-    struct cross_read *all = malloc((n ? n : 1) * sizeof *all);
-    uint64_t *errs = calloc(ranks, sizeof *errs);
-    if (!all || !errs) {
-        free(all);
-        free(errs);
-        return NULL;
-    }
-    size_t k = 0;
-    for (unsigned i = 0; i < crew->n; i++) {
-        if (!crew->w[i].cross.n)
-            continue; /* a lost client kept none */
-        memcpy(all + k, crew->w[i].cross.r, crew->w[i].cross.n * sizeof *all);
-        k += crew->w[i].cross.n;
-    }
-    clients_load_clocks(dir, ranks, errs);
-    clients_judge(crew, all, n, errs, &crew->findings, &t);
-    free(all);
-    free(errs);
-    const char *rule = crew->sc->backend->cross_rule;
-    *out = (struct report_cross){.rule = rule ? rule : "acknowledged",
-                                 .pct = crew->sc->workload.cross_pct, .reads = n + t.unjudged,
-                                 .judged = t.judged, .ok = t.ok, .bad = t.bad,
-                                 .unjudged = t.unjudged};
-    return out;
-}
-
 int cmd_verify(const char *dir, bool quiet)
 {
     char err[FL_ERRLEN], path[PATH_MAX + 32];
@@ -1025,15 +798,15 @@ int cmd_verify(const char *dir, bool quiet)
     crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
     events_set_t0(&events, crew.t0);
     crew_verify(&crew);
-    struct report rep = crew_report("verify", dir, &sc, &meta, &crew);
+    struct report rep = conclude_report("verify", dir, &sc, &meta, &crew);
     struct report_cross cross;
     if (ranks > 1 && sc.workload.cross_pct)
-        rep.cross = verify_cross(&crew, dir, ranks, &cross);
+        rep.cross = gather_verify_cross(&crew, dir, ranks, &cross);
     rep.io = &crew.sweep;
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
-    int code = finish(&rep, &crew, &events);
+    int code = conclude_finish(&rep, &crew, &events);
     events_close(&events);
     return code;
 }
