@@ -46,7 +46,7 @@ cat > "$WORK/two.scn" <<EOS
 name = lab-clients
 duration = 22s
 lab = gluster
-heal_wait = 90s
+heal_wait = 0s
 [lab]
 clients = 2
 [target]
@@ -69,14 +69,21 @@ action = link-down
 host = c2
 at = 12s
 duration = 5s
+[expect]
+# A readdir of a metadata stream that gs1's brick serves when it dies fails
+# with ENOTCONN (see scenarios/gluster-brick-kill.scn): one per client at
+# most; every block I/O must succeed.
+io_errors <= 2
+errors = 0
 EOS
-expect_code 0 "$FAULTLINE" run "$WORK/two.scn" --out "$WORK/run"
+"$FAULTLINE" run "$WORK/two.scn" --out "$WORK/run" > "$WORK/out" 2>&1 ||
+    { cat "$WORK/out" "$WORK/run/report.txt" >&2; fail "the run over both clients failed"; }
 R=$WORK/run/report.json
+json "$R" '[.findings[] | select(.class == "io-error") | .block] | all(. == null)' true
 json "$R" .verdict '"pass"'
 json "$R" '[.clients[] | [.rank, .host, .lost]]' '[[0,"c1",false],[1,"c2",false]]'
 json "$R" '[.clients[] | .io.writes > 100 and .clock_uncertainty_ms != null] | all' true
 json "$R" '.cross_reads | [.rule, .judged > 0, .findings, .unjudged]' '["close-to-open",true,0,0]'
-json "$R" '.faults[0].heal_s != null' true
 c1=$(jq '.clients[0].faults[1].stall_s' "$R")
 c2=$(jq '.clients[1].faults[1].stall_s' "$R")
 echo "  c2's cable down 5 s: stall of c2 $c2 s, of c1 $c1 s"
@@ -90,13 +97,14 @@ contains "$WORK/run/report.txt" "client 1 (c2)"
 # quick-read (on by default) keeps small files (up to 64 KiB) a client has
 # read and serves them again for its cache-timeout (1 s) without asking the
 # bricks: a small file another client has written, fsynced and closed is
-# read back old.  Measured: 66-222 stale cross reads in 20 s of this
-# workload, 0.005-0.9 s after the owner's close; none with quick-read off.
+# read back old.  Measured with this workload: 173-333 stale cross reads of
+# 2264-3278 in 12 s (6 runs), 0.005-0.9 s after the owner's close; none of
+# 1248-2202 with quick-read off (4 runs).
 hot() { # NAME: small files read across, each write flushed (fsync + close)
     cat > "$WORK/$1.scn" <<EOS
 [scenario]
 name = $1
-duration = 8s
+duration = 10s
 lab = gluster
 heal_wait = 0s
 [lab]
@@ -107,8 +115,9 @@ size = 256KiB
 [workload]
 class = small
 procs = 2
+read = 60%
 flush = 1
-cross_reads = 50%
+cross_reads = 90%
 metadata = 0
 EOS
 }
