@@ -4,15 +4,16 @@
 #     namespaces with a hostname of their own (asked over their sshd, on
 #     the management network), each with its own FUSE client running in
 #     its own namespace and its own mount;
+#   - small files read across with the volume's default client caches:
+#     quick-read serves one client's old copy of a file the other client
+#     has written, fsynced and closed (stale-read findings, each naming
+#     both clients);
 #   - a files workload on both clients, each reading the other's files too
 #     (cross_reads), while gs1's brick is killed and started again, then
 #     c2's storage link is down for 5 s: verdict pass, a line per client
 #     with its clock offset; c2's stall is reported for its cable, c1 goes
 #     on; the MPI job completes (both clients report);
-#   - small files read across with the volume's default client caches:
-#     quick-read serves one client's old copy of a file the other client
-#     has written, fsynced and closed (stale-read findings, each naming
-#     both clients); with performance.quick-read off, none;
+#   - the small files again with performance.quick-read off: no stale read;
 #   - `lab down`: nothing left (namespaces, links of both switches, the
 #     processes, mounts, state, directory).
 . "$(dirname "$0")/../lib.sh"
@@ -41,6 +42,46 @@ for k in 1 2; do
     grep -q " $LABDIR/mnt-c$k fuse.glusterfs " /proc/mounts || fail "c$k has no mount of its own"
 done
 
+# --- a client cache that serves another client's old data (first, while
+# the volume is healthy and quiet) ---
+# quick-read (on by default) keeps small files (up to 64 KiB) a client has
+# read and serves them again for its cache-timeout (1 s) without asking the
+# bricks: a small file another client has written, fsynced and closed is
+# read back old.  Measured with this workload: 173-333 stale cross reads of
+# 2264-3278 in 12 s (6 runs), 0.005-0.9 s after the owner's close; none of
+# 1248-2202 with quick-read off (4 runs).
+hot() { # NAME: small files read across, each write flushed (fsync + close)
+    cat > "$WORK/$1.scn" <<EOS
+[scenario]
+name = $1
+duration = 10s
+lab = gluster
+heal_wait = 0s
+[lab]
+clients = 2
+[target]
+kind = files
+size = 256KiB
+[workload]
+class = small
+procs = 2
+read = 60%
+flush = 1
+cross_reads = 90%
+metadata = 0
+EOS
+}
+hot lab-quick-read
+expect_code 1 "$FAULTLINE" run "$WORK/lab-quick-read.scn" --out "$WORK/qr" --quiet
+R=$WORK/qr/report.json
+json "$R" '.cross_reads | [.rule, .findings > 0, .findings + .ok == .judged]' \
+    '["close-to-open",true,true]'
+json "$R" '.counts | to_entries | map(select(.value > 0 and .key != "ok" and .key != "unwritten"))
+    | map(.key)' '["stale-read"]'
+json "$R" '[.findings[] | [.class, .op, .owner != .client, .written_at < .read_at]] | unique' \
+    '[["stale-read","cross read",true,true]]'
+echo "  quick-read on: $(jq .cross_reads.findings "$R") of $(jq .cross_reads.judged "$R") cross reads stale"
+# --- both clients under faults (large files: quick-read keeps none) ---
 cat > "$WORK/two.scn" <<EOS
 [scenario]
 name = lab-clients
@@ -93,44 +134,6 @@ awk -v s="$c1" 'BEGIN { exit !(s < 2) }' || fail "c1 stalled $c1 s while only c2
 contains "$WORK/run/report.txt" "client 1 (c2)"
 [ -s "$WORK/run/client-1/result.bin" ] || fail "c2 kept no result of its own"
 
-# --- a client cache that serves another client's old data ---
-# quick-read (on by default) keeps small files (up to 64 KiB) a client has
-# read and serves them again for its cache-timeout (1 s) without asking the
-# bricks: a small file another client has written, fsynced and closed is
-# read back old.  Measured with this workload: 173-333 stale cross reads of
-# 2264-3278 in 12 s (6 runs), 0.005-0.9 s after the owner's close; none of
-# 1248-2202 with quick-read off (4 runs).
-hot() { # NAME: small files read across, each write flushed (fsync + close)
-    cat > "$WORK/$1.scn" <<EOS
-[scenario]
-name = $1
-duration = 10s
-lab = gluster
-heal_wait = 0s
-[lab]
-clients = 2
-[target]
-kind = files
-size = 256KiB
-[workload]
-class = small
-procs = 2
-read = 60%
-flush = 1
-cross_reads = 90%
-metadata = 0
-EOS
-}
-hot lab-quick-read
-expect_code 1 "$FAULTLINE" run "$WORK/lab-quick-read.scn" --out "$WORK/qr" --quiet
-R=$WORK/qr/report.json
-json "$R" '.cross_reads | [.rule, .findings > 0, .findings + .ok == .judged]' \
-    '["close-to-open",true,true]'
-json "$R" '.counts | to_entries | map(select(.value > 0 and .key != "ok" and .key != "unwritten"))
-    | map(.key)' '["stale-read"]'
-json "$R" '[.findings[] | [.class, .op, .owner != .client, .written_at < .read_at]] | unique' \
-    '[["stale-read","cross read",true,true]]'
-echo "  quick-read on: $(jq .cross_reads.findings "$R") of $(jq .cross_reads.judged "$R") cross reads stale"
 # The same with quick-read off: every cross read fresh.  Both clients take
 # the new volume graph (a "Final graph" more in their logs) before the run.
 graphs() { grep -c "^Final graph:" "$LABDIR/c$1/client.log" || true; }
