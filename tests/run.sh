@@ -6,7 +6,8 @@
 # tests/cli/*.sh and tests/lab/*.sh with FAULTLINE=BUILD_DIR/faultline; a
 # failure does not stop the run.  One line per result is appended to
 # RESULTS_FILE: "pass NAME", "fail NAME" or "skip NAME" (NAME: the script,
-# or BINARY:CASE for a cmocka test case).  A script passes with exit 0, is
+# or BINARY:CASE for a cmocka test case); a script's line ends with how
+# long it took, so that a slow CI shows where its time went.  A script passes with exit 0, is
 # skipped with exit 77 (tests/lib.sh: skip, need_root) and fails otherwise.
 # Unit binaries count per case, from cmocka's summary; a binary that exits
 # non-zero without a FAILED count (a crash, a sanitizer's abort, a leak
@@ -92,14 +93,17 @@ echo "== CLI and lab tests ($BUILD)"
 for t in tests/cli/*.sh tests/lab/*.sh; do
     [ -f "$t" ] || continue
     echo "-- $t"
+    started=$(date +%s)
     FAULTLINE=$ABS_BUILD/faultline sh "$t"
     code=$?
+    took="$(($(date +%s) - started)) s"
+    echo "-- $t: exit $code after $took"
     case $code in
-    0) record pass "$t" ;;
-    77) record skip "$t" ;;
+    0) record pass "$t" "$took" ;;
+    77) record skip "$t" "$took" ;;
     *)
         echo "FAIL $t: exit $code" >&2
-        record fail "$t" "exit $code"
+        record fail "$t" "exit $code after $took"
         ;;
     esac
 done
