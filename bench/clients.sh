@@ -73,8 +73,8 @@ run() {
     t_end=$(date +%s.%N)
     verdict=$(jq -r .verdict "$WORK/run/report.json" 2> /dev/null || echo none)
     [ "$verdict" = pass ] || { cat "$WORK/log" >&2; echo "bench: $1: $verdict" >&2; exit 2; }
-    jq -r --arg end "$t_end" '[(.io.reads + .io.writes) / .io.seconds,
-        ($end | tonumber) - (.t0_wall // 0) - .io.seconds] | @tsv' "$WORK/run/report.json"
+    jq -r --arg t_end "$t_end" '[(.io.reads + .io.writes) / .io.seconds,
+        ($t_end | tonumber) - .t0_wall - .workload_end] | @tsv' "$WORK/run/report.json"
 }
 
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
