@@ -101,11 +101,16 @@ static pid_t start(char **argv, char *err, size_t errlen)
 }
 
 /* Waits for mpirun until `deadline` (mono_ns), passing our signals on to
- * the ranks; past the deadline it is stopped, by its PID.  Its wait status,
- * or -1 when it had to be killed. */
-static int wait_for(pid_t pid, const struct lab *lab, uint64_t deadline)
+ * the ranks; past the deadline it is stopped, by its PID.  Once rank 0 has
+ * left its exit status in `dir` the run is over: mpirun then gets
+ * TAIL_NS more to end (every rank has been told, or given up on), so that
+ * one that never ends cannot hold the lab for the whole budget.  Its wait
+ * status, or -1 when it had to be killed. */
+#define TAIL_NS (60 * SEC)
+static int wait_for(pid_t pid, const struct lab *lab, const char *dir, uint64_t deadline)
 {
     int seen = 0;
+    bool ended = false;
     for (;;) {
         int status;
         pid_t got = waitpid(pid, &status, WNOHANG);
@@ -119,9 +124,14 @@ static int wait_for(pid_t pid, const struct lab *lab, uint64_t deadline)
             fprintf(stderr, "faultline: passed the signal on to %u rank%s\n", n,
                     n == 1 ? "" : "s");
         }
+        if (!ended && read_status(dir) >= 0) {
+            ended = true;
+            if (deadline > mono_ns() + TAIL_NS)
+                deadline = mono_ns() + TAIL_NS;
+        }
         if (mono_ns() > deadline) {
-            fprintf(stderr, "faultline: mpirun did not end in time; stopping it (pid %d)\n",
-                    (int)pid);
+            fprintf(stderr, "faultline: mpirun did not end %s; stopping it (pid %d)\n",
+                    ended ? "within 60 s of rank 0's exit status" : "in time", (int)pid);
             kill(pid, SIGTERM);
             for (int i = 0; i < 50 && waitpid(pid, &status, WNOHANG) == 0; i++) {
                 struct timespec ts = {0, 100000000};
@@ -186,6 +196,9 @@ int launch_run(const struct run_opts *o, struct scenario *sc)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
+    char status_path[PATH_MAX + 32]; /* only rank 0 of this run may leave one */
+    snprintf(status_path, sizeof status_path, "%s/%s", abs_dir, STATUS_FILE);
+    unlink(status_path);
     if (!o->quiet)
         fprintf(stderr, "faultline: bringing up the %s lab with %u client hosts\n", k->name,
                 ranks);
@@ -215,7 +228,7 @@ int launch_run(const struct run_opts *o, struct scenario *sc)
             /* The run's own bounds, with room for preparing, the sweep and
              * gathering: a hung mpirun is stopped, the lab still goes. */
             uint64_t budget = sc->duration_ns + 4 * sc->grace_ns + sc->heal_wait_ns + 600 * SEC;
-            int status = wait_for(pid, lab, mono_ns() + budget);
+            int status = wait_for(pid, lab, abs_dir, mono_ns() + budget);
             code = read_status(abs_dir);
             if (code < 0) {
                 fprintf(stderr, "faultline: rank 0 left no exit status in %s (mpirun %s %d)\n",
