@@ -7,8 +7,9 @@
 # failure does not stop the run.  One line per result is appended to
 # RESULTS_FILE: "pass NAME", "fail NAME" or "skip NAME" (NAME: the script,
 # or BINARY:CASE for a cmocka test case); a script's line ends with how
-# long it took, so that a slow CI shows where its time went.  A script passes with exit 0, is
-# skipped with exit 77 (tests/lib.sh: skip, need_root) and fails otherwise.
+# long it took, so that a slow CI shows where its time went.  A script
+# passes with exit 0, is skipped with exit 77 (tests/lib.sh: skip,
+# need_root) and fails otherwise.
 # Unit binaries count per case, from cmocka's summary; a binary that exits
 # non-zero without a FAILED count (a crash, a sanitizer's abort, a leak
 # found at exit) is one more failure.  With CI=true a skip is a failure:
