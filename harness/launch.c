@@ -130,8 +130,12 @@ static int wait_for(pid_t pid, const struct lab *lab, const char *dir, uint64_t 
                 deadline = mono_ns() + TAIL_NS;
         }
         if (mono_ns() > deadline) {
-            fprintf(stderr, "faultline: mpirun did not end %s; stopping it (pid %d)\n",
-                    ended ? "within 60 s of rank 0's exit status" : "in time", (int)pid);
+            if (ended)
+                fprintf(stderr, "faultline: mpirun did not end within %llu s of rank 0's exit "
+                        "status; stopping it (pid %d)\n", TAIL_NS / SEC, (int)pid);
+            else
+                fprintf(stderr, "faultline: mpirun did not end in time; stopping it (pid %d)\n",
+                        (int)pid);
             kill(pid, SIGTERM);
             for (int i = 0; i < 50 && waitpid(pid, &status, WNOHANG) == 0; i++) {
                 struct timespec ts = {0, 100000000};
