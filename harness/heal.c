@@ -93,6 +93,18 @@ bool heal_watch_healed(struct heal_watch *w)
     return healed;
 }
 
+void heal_watch_last(struct heal_watch *w, char *out, size_t n)
+{
+    pthread_mutex_lock(&w->mu);
+    if (!w->n)
+        snprintf(out, n, "no answer yet");
+    else if (w->s[w->n - 1].pending < 0)
+        snprintf(out, n, "the last question failed: %s", w->err);
+    else
+        snprintf(out, n, "%ld entries still to heal", w->s[w->n - 1].pending);
+    pthread_mutex_unlock(&w->mu);
+}
+
 void heal_watch_free(struct heal_watch *w)
 {
     if (w->started) {

@@ -316,10 +316,15 @@ static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
     say(r, "waiting (at most %.0f s) for %s to heal", (double)r->sc.heal_wait_ns / 1e9,
         r->place.name);
     heal_watch_finish(&r->heal, r->sc.heal_wait_ns);
-    char detail[200];
-    snprintf(detail, sizeof detail, "%s %s", r->place.name,
-             heal_watch_healed(&r->heal) ? "has nothing left to heal"
-                                         : "still has entries to heal after heal_wait");
+    char detail[1024], last[700];
+    if (heal_watch_healed(&r->heal)) {
+        snprintf(detail, sizeof detail, "%s has nothing left to heal", r->place.name);
+    } else {
+        heal_watch_last(&r->heal, last, sizeof last);
+        snprintf(detail, sizeof detail, "%.200s did not heal within heal_wait (%s)", r->place.name,
+                 last);
+        say(r, "%s", detail);
+    }
     events_emit(&r->events, 0, "heal", NULL, detail);
     for (unsigned i = 0; recov && i < r->tl->n; i++) {
         if (!recov[i].injected)
