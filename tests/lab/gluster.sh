@@ -88,18 +88,26 @@ EOS
 expect_code 0 "$FAULTLINE" run "$WORK/brick.scn" --out "$WORK/run" -q
 R=$WORK/run/report.json
 json "$R" .verdict '"pass"'
-if [ "$(jq .faults[0].heal_s "$R")" = null ]; then # what the volume said, for the log
-    grep -F '"event":"heal"' "$WORK/run/events.jsonl" >&2 || true
-    gluster volume heal "$VOL" info >&2 || true
-    gluster volume status "$VOL" >&2 || true
+# The heal measured: its time, or (GlusterFS's own pace: 11-31 s here,
+# once more than the 90 s of heal_wait in CI) the entries still left when
+# heal_wait ran out, as the volume answered.  A heal question that failed
+# is a fault of the measurement and fails the test.
+if [ "$(jq .faults[0].heal_s "$R")" = null ]; then
+    grep -F '"event":"heal"' "$WORK/run/events.jsonl" > "$WORK/heal" || fail "no heal event"
+    cat "$WORK/heal"
+    grep -Eq 'did not heal within heal_wait \([1-9][0-9]* entries still to heal\)' "$WORK/heal" ||
+        fail "no heal time, and the heal event does not say what was left"
+    gluster volume heal "$VOL" info || true
+else
+    json "$R" '.faults[0].heal_s >= 0' true
 fi
-json "$R" '.faults[0].heal_s != null and .faults[0].heal_s >= 0' true
 json "$R" '.faults[0].cleared_at - .faults[0].injected_at > 2.5' true
 json "$R" '.faults[0].detail | test("glusterfsd|brick")' true
 json "$R" '.metadata.ops.create > 0' true
 json "$R" '[.expectations[] | select(.metric | test("files|sizes")) | .pass] | all' true
 grep -qF '"event":"heal"' "$WORK/run/events.jsonl" || fail "no heal event"
-echo "  brick kill: stall $(jq .faults[0].stall_s "$R") s, healed $(jq .faults[0].heal_s "$R") s after the brick came back"
+echo "  brick kill: stall $(jq .faults[0].stall_s "$R") s, $(jq -r 'if .faults[0].heal_s == null
+    then "not healed within heal_wait" else "healed \(.faults[0].heal_s) s after the brick came back" end' "$R")"
 gluster volume status "$VOL" detail > "$WORK/vstatus"
 [ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online"; }
 # the lab was up before the run: it stays
