@@ -344,8 +344,14 @@ static int start_servers(struct lab *lab, int fd, char *err, size_t errlen)
         if (cli_ok(lab, "gs1", probe, err, errlen) != 0)
             return -1;
     }
+    /* Every server must see the other two: a volume create staged on a
+     * server that still misses one fails ("Host ... not connected"). */
     const char *peers[] = {"peer", "status", NULL};
-    return wait_cli(lab, "gs1", peers, "Peer in Cluster (Connected)", 2, 30, err, errlen);
+    for (unsigned i = 1; i < lab->nhosts; i++)
+        if (wait_cli(lab, lab->hosts[i].name, peers, "Peer in Cluster (Connected)",
+                     (int)lab->nhosts - 2, 30, err, errlen) != 0)
+            return -1;
+    return 0;
 }
 
 /* The replica-3 volume over the three bricks, with the lab's options. */
