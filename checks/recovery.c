@@ -96,6 +96,28 @@ static uint64_t last_ok_before(const struct buckets *s, size_t i)
     return 0;
 }
 
+/* The first bucket, from `from` on, that starts a 1 s window whose mean
+ * holds 90% of the baseline and whose own throughput is at least half of
+ * it (real work, not the tail of a stall that a busy second after it
+ * would average away); `whole` when there is none. */
+static size_t healthy_window(const struct buckets *s, const struct baseline *b, size_t from,
+                             size_t whole)
+{
+    size_t span = (size_t)((ONE_SECOND + s->width_ns - 1) / s->width_ns);
+    double sum = 0;
+    for (size_t j = from; j < whole; j++) {
+        sum += bucket_iops(s, j);
+        if (j >= from + span)
+            sum -= bucket_iops(s, j - span);
+        if (j + 1 < from + span)
+            continue;
+        size_t first = j + 1 - span;
+        if (sum / (double)span >= 0.9 * b->iops && bucket_iops(s, first) >= b->iops / 2)
+            return first;
+    }
+    return whole;
+}
+
 void recovery_analyze(const struct buckets *s, const struct baseline *b, uint64_t inject_ns,
                       uint64_t clear_ns, uint64_t horizon_ns, uint64_t end_ns,
                       struct recovery *r)
@@ -109,11 +131,20 @@ void recovery_analyze(const struct buckets *s, const struct baseline *b, uint64_
     size_t whole = whole_buckets(s, end_ns);
     size_t k0 = (size_t)(inject_ns / w);
 
+    /* The first healthy second at or after the clear: from there on a dip
+     * in throughput is the system's own noise, not this fault's impact (a
+     * failover done in a millisecond must not be charged for a slow
+     * second 6 s later).  A failed I/O stays the fault's up to the horizon:
+     * a command that hung through the fault may fail long after. */
+    size_t healthy_at = b->known ? healthy_window(s, b, (size_t)(r->clear_ns / w), whole) : whole;
+
     /* Impact: the first bucket below half the baseline, or with a failed I/O. */
     size_t impact_at = 0;
     for (size_t i = k0; i < whole && i * w < horizon_ns; i++) {
         const struct bucket *k = &s->b[i];
         bool low = b->known ? bucket_iops(s, i) < b->iops / 2 : k->first_ok_ns == BUCKET_NONE;
+        if (i >= healthy_at)
+            low = false;
         if (!low && !k->errors)
             continue;
         uint64_t t = i * w;
@@ -127,27 +158,12 @@ void recovery_analyze(const struct buckets *s, const struct baseline *b, uint64_
 
     /* Recovery: the first 1 s window from there whose mean holds 90%. */
     uint64_t recovered_at = 0;
-    if (b->known) {
-        size_t span = (size_t)((ONE_SECOND + w - 1) / w);
-        size_t from = r->impact ? impact_at + 1 : k0;
-        double sum = 0;
-        for (size_t j = from; j < whole; j++) {
-            sum += bucket_iops(s, j);
-            if (j >= from + span)
-                sum -= bucket_iops(s, j - span);
-            if (j + 1 < from + span)
-                continue;
-            /* The window must also start with real work, not with the tail
-             * of the stall that a busy second after it would average away. */
-            size_t first = j + 1 - span;
-            if (sum / (double)span >= 0.9 * b->iops && bucket_iops(s, first) >= b->iops / 2) {
-                uint64_t start = first * w;
-                r->recovered = true;
-                r->recovery_s = start > inject_ns ? (double)(start - inject_ns) / 1e9 : 0;
-                recovered_at = start > inject_ns ? start : inject_ns;
-                break;
-            }
-        }
+    size_t back_at = b->known ? healthy_window(s, b, r->impact ? impact_at + 1 : k0, whole) : whole;
+    if (back_at < whole) {
+        uint64_t start = back_at * w;
+        r->recovered = true;
+        r->recovery_s = start > inject_ns ? (double)(start - inject_ns) / 1e9 : 0;
+        recovered_at = start > inject_ns ? start : inject_ns;
     }
     /* What the fault is answerable for: its window, and on to the end of
      * the bucket where throughput was back (or to the end of the workload). */

@@ -9,7 +9,9 @@
  * such as a kill without restart):
  *
  *   impact_s      I until throughput first falls below half the baseline or
- *                 an I/O fails (none: the fault did not hurt)
+ *                 an I/O fails (none: the fault did not hurt); a fall that
+ *                 comes after throughput has held 90% for 1 s at or after C
+ *                 is the system's own noise, not the fault's
  *   stall_s       the longest span without a successful read or write that
  *                 overlaps [I, C], from the last completion before it to the
  *                 first one after it; exact where it crosses a bucket edge,

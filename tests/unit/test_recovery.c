@@ -120,6 +120,33 @@ static void silence_to_the_end_is_never_recovered(void **state)
     buckets_free(&b);
 }
 
+/* A failover that costs nothing, then a slow second 3 s later: that dip
+ * is not the fault's impact, and the recovery is at once. */
+static void a_dip_after_a_healthy_second_is_not_the_faults(void **state)
+{
+    (void)state;
+    struct buckets b;
+    assert_int_equal(buckets_init(&b, 100 * MS, 12 * S), 0);
+    steady(&b, 0, 7 * S, 100000);
+    steady(&b, 7 * S, 7500 * MS, 400000); /* a quarter of the baseline */
+    steady(&b, 7500 * MS, 10 * S, 100000);
+    struct baseline base;
+    recovery_baseline(&b, 1 * S, 4 * S, 10 * S, &base);
+    struct recovery r;
+    recovery_analyze(&b, &base, 4 * S, 4 * S, 10 * S, 10 * S, &r);
+    assert_false(r.impact);
+    assert_true(r.recovered);
+    near(r.recovery_s, 0, 1e-9);
+
+    /* A lasting fault still owns a dip while it is on, however late. */
+    recovery_analyze(&b, &base, 4 * S, 7200 * MS, 10 * S, 10 * S, &r);
+    assert_true(r.impact);
+    near(r.impact_s, 3.0, 1e-6);
+    assert_true(r.recovered);
+    near(r.recovery_s, 3.5, 1e-6);
+    buckets_free(&b);
+}
+
 /* Worker series add up, and a 10 ms grid keeps what a 100 ms one hides. */
 static void series_merge_and_keep_their_edges(void **state)
 {
@@ -153,6 +180,7 @@ int main(void)
         cmocka_unit_test(an_outage_reads_back_as_it_happened),
         cmocka_unit_test(a_slowdown_is_an_impact_without_a_stall),
         cmocka_unit_test(silence_to_the_end_is_never_recovered),
+        cmocka_unit_test(a_dip_after_a_healthy_second_is_not_the_faults),
         cmocka_unit_test(series_merge_and_keep_their_edges),
     };
     return cmocka_run_group_tests_name("recovery", tests, NULL, NULL);
