@@ -15,6 +15,7 @@
 
 #include "../lib/clock.h"
 #include "../lib/jsonl.h"
+#include "../lib/proc.h"
 #include "../lib/selfid.h"
 #include "undo.h"
 
@@ -201,6 +202,7 @@ static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *scr
         if (log >= 0)
             dup2(log, 2);
         setpgid(0, 0); /* our SIGINT is ours; the agent hears of it through us */
+        proc_child_signals();
         execvp("ssh", argv);
         dprintf(2, "cannot run ssh: %s\n", strerror(errno));
         _exit(127);
@@ -551,7 +553,6 @@ static struct remote *connect_agent(const struct ssh_dest *d, const char *name, 
     snprintf(r->info.host, sizeof r->info.host, "%s", name);
     snprintf(r->info.dest, sizeof r->info.dest, "%s", d->dest);
     snprintf(r->log, sizeof r->log, "%s", log);
-    signal(SIGPIPE, SIG_IGN); /* a closed session is an error of write(), not a signal */
     size_t size = 0;
     unsigned char *img = self_image(&size, err, errlen);
     if (!img) {

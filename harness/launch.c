@@ -90,6 +90,7 @@ static pid_t start(char **argv, char *err, size_t errlen)
         return -1;
     }
     if (pid == 0) {
+        proc_child_signals();
         signal(SIGINT, SIG_IGN); /* ours to pass on, to the ranks */
         signal(SIGTERM, SIG_DFL);
         execvp(argv[0], argv);

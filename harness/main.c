@@ -2,6 +2,7 @@
  * faultline — failure injection and data-integrity verification for shared
  * storage.  This file only dispatches verbs; see run.h for what they do.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,6 +177,12 @@ static int verb_verify(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A socket or pipe whose far end is gone (a killed tgtd's connection,
+     * an ssh session, mpirun) must fail the write(), which every caller
+     * handles, not kill the run before its report: libiscsi writes to its
+     * socket without MSG_NOSIGNAL.  Children get the default back
+     * (proc_child_signals). */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2)
         return bad_usage("no verb given", NULL, usage_main);
     const char *verb = argv[1];

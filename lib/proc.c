@@ -21,6 +21,14 @@
 #include "clock.h"
 #include "net.h"
 
+void proc_child_signals(void)
+{
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 const char *proc_state_name(enum proc_state s)
 {
     static const char *const names[] = {"gone", "running", "stopped", "zombie"};
@@ -165,9 +173,7 @@ static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, c
         return -1;
     }
     if (child == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
+        proc_child_signals();
         *entered = enter_place(at, nsfd);
         return 0;
     }

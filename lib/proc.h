@@ -26,6 +26,12 @@ uint64_t proc_starttime(pid_t pid);
 
 enum proc_state proc_state(pid_t pid, uint64_t start);
 
+/* faultline ignores SIGPIPE (a peer that went away, a killed target's
+ * socket, is an error of write(), not our death); a program we start must
+ * not inherit that, nor our blocked signals.  Called in every child
+ * between fork and exec. */
+void proc_child_signals(void);
+
 /* Starts argv[0] (searched in PATH) inside network namespace netns (NULL:
  * ours) only (not its mount namespace), in a session of its own so that a
  * Ctrl-C at our terminal does not reach it, with stdout and stderr appended

@@ -160,6 +160,7 @@ static int server_setup(void *ctx)
     if (m < 0)
         return errno;
     if (m == 0) {
+        proc_child_signals();
         execlp("mount", "mount", "-o", "loop", img, brick, (char *)NULL);
         _exit(127);
     }
