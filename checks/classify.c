@@ -20,6 +20,7 @@ static const char *const names[CLS_COUNT] = {
     [CLS_MISSING_FILE] = "missing-file",
     [CLS_UNEXPECTED_FILE] = "unexpected-file",
     [CLS_WRONG_SIZE] = "wrong-size",
+    [CLS_REVERTED] = "reverted",
 };
 
 const char *class_name(enum fl_class c)
@@ -29,7 +30,7 @@ const char *class_name(enum fl_class c)
 
 bool class_is_finding(enum fl_class c)
 {
-    return c != CLS_OK && c != CLS_UNWRITTEN;
+    return c != CLS_OK && c != CLS_UNWRITTEN && c != CLS_REVERTED;
 }
 
 int classifier_init(struct classifier *c, const struct block_fmt *fmt)
@@ -165,6 +166,9 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
             return conclude(v, CLS_LOST_WRITE, 0,
                             "holds data from before this run; generation %u was durable", e->lo);
         }
+        if (e->revertible && e->acked != GEN_NONE)
+            return conclude(v, CLS_REVERTED, 0, "%s; generation %u was acknowledged, not flushed",
+                            all_zero ? "all zero" : "old data", e->acked);
         if (e->strict && e->acked != GEN_NONE)
             return conclude(v, CLS_STALE_READ, 0, "%s; generation %u was acknowledged",
                             all_zero ? "all zero" : "old data", e->acked);
@@ -176,6 +180,10 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
     if (gen_cmp(g0, e->hi) > 0)
         return conclude(v, CLS_CORRUPT, 0,
                         "generation %u found, newer than any write issued (newest %u)", g0, e->hi);
+    if (e->revertible && gen_cmp(g0, e->acked) < 0)
+        return conclude(v, CLS_REVERTED, 0,
+                        "generation %u found; generation %u was acknowledged, not flushed", g0,
+                        e->acked);
     if (e->strict && g0 != e->acked)
         return conclude(v, CLS_STALE_READ, 0,
                         "generation %u found; generation %u was acknowledged", g0, e->acked);

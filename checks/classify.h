@@ -17,6 +17,10 @@
  *                write issued
  *   zeroed       all zero where data was durable
  *   io-error     the read itself failed (decided by the caller, not here)
+ *   reverted     older than the acknowledged generation, not older than the
+ *                durable one, on a block a power loss (or a crash of the
+ *                run) may have taken back: what the contract allows, so not
+ *                a finding, but counted and listed
  *
  * and for file trees (the `files` target, decided by its namespace checks):
  *
@@ -51,13 +55,15 @@ enum fl_class {
     CLS_MISSING_FILE,
     CLS_UNEXPECTED_FILE,
     CLS_WRONG_SIZE,
+    CLS_REVERTED,
     CLS_COUNT
 };
 
 /* "ok", "unwritten", "lost-write", ... as used in reports. */
 const char *class_name(enum fl_class c);
 
-/* True for every class that makes a run fail (all but ok and unwritten). */
+/* True for every class that makes a run fail (all but ok, unwritten and
+ * reverted). */
 bool class_is_finding(enum fl_class c);
 
 struct classification {

@@ -202,6 +202,17 @@ int statemap_write_done(struct statemap *m, uint64_t b, gen_t g, bool ok, bool d
     /* A whole-block write that completed replaces whatever a failed one left. */
     p->flags &= (uint8_t)~PEND_UNCERTAIN;
     p->acked = gen_newest(p->acked, g);
+    if (p->flags & PEND_REVERTIBLE) {
+        /* One that was on its way when the power went may have been
+         * acknowledged by the cache that died: still at risk, and no flush
+         * makes it durable (statemap_flushed skips it; it is queued all the
+         * same, so that completion counts stay those of the journal).  One
+         * issued after the loss starts over. */
+        if (gen_cmp(g, p->at_loss) <= 0)
+            return durable_now ? 0 : ack_push(m, b, g);
+        p->flags &= (uint8_t)~PEND_REVERTIBLE;
+        p->loss = 0;
+    }
     if (durable_now) {
         make_durable(m, b, g);
         settle(m, p);
@@ -221,8 +232,11 @@ void statemap_flushed(struct statemap *m, uint64_t cover)
         struct acked_write w = m->ackq[m->ack_head];
         m->ack_head = (m->ack_head + 1) % m->ack_cap;
         m->ack_len--;
+        struct pending *p = statemap_find(m, w.block);
+        if (p && gen_cmp(w.gen, p->at_loss) <= 0)
+            continue; /* issued before a power loss (at_loss is 0 for others) */
         make_durable(m, w.block, w.gen);
-        settle(m, statemap_find(m, w.block));
+        settle(m, p);
     }
 }
 
@@ -235,16 +249,49 @@ void statemap_unplan(struct statemap *m, uint64_t b)
     settle(m, p);
 }
 
+uint64_t statemap_power_loss(struct statemap *m, uint8_t tag)
+{
+    uint64_t at_risk = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        struct pending *p = &m->tab[i];
+        if (!p->used || p->issued == m->durable[p->block])
+            continue;
+        p->flags |= PEND_REVERTIBLE;
+        p->at_loss = p->issued;
+        p->loss = tag;
+        at_risk++;
+    }
+    /* Completions not yet flushed stay acknowledged, never durable: drop
+     * them from the queue as if covered, without promoting them. */
+    m->ack_head = (m->ack_head + m->ack_len) % m->ack_cap;
+    m->ack_len = 0;
+    return at_risk;
+}
+
 void statemap_expect(const struct statemap *m, uint64_t b, bool online, struct expectation *e)
 {
     const struct pending *p = statemap_find(m, b);
     e->lo = m->durable[b];
+    e->revertible = false;
+    e->loss = 0;
     if (!p) {
         e->hi = e->acked = e->lo;
         e->strict = true;
         return;
     }
     e->acked = p->acked;
+    if (p->flags & PEND_REVERTIBLE) {
+        e->hi = online ? p->issued : p->planned;
+        e->strict = false;
+        e->revertible = true;
+        e->loss = p->loss;
+        return;
+    }
+    if (!online) {
+        /* After a crash of the run itself, what was acknowledged but not
+         * flushed may be missing too: say so rather than pass it silently. */
+        e->revertible = gen_cmp(p->acked, e->lo) > 0;
+    }
     if (online && !(p->flags & PEND_UNCERTAIN)) {
         /* Reads and writes of one block never overlap, so nothing is in
          * flight here: the storage must return the newest acknowledged write. */

@@ -24,6 +24,15 @@
  * hold its durable generation or any newer pending one; while nothing went
  * wrong, a read must return exactly the newest acknowledged generation.
  *
+ * A power loss (a fault with `loses = unflushed`, statemap_power_loss) is
+ * the one event that may take acknowledged writes back: every block with a
+ * write issued but not durable at that moment becomes *revertible*.  It may
+ * hold its durable generation or any generation issued up to then; finding
+ * one older than the acknowledged one is `reverted`, not a finding.  Those
+ * writes never become durable (the flush that would have covered them
+ * covered storage that had lost them), and a write issued after the loss
+ * starts a clean history: once acknowledged, it must be read back.
+ *
  * Pointers returned by statemap_find stay valid only until the next call
  * that changes the map.
  */
@@ -39,6 +48,7 @@
 enum {
     PEND_INFLIGHT = 1,  /* a read or write of this block is in flight */
     PEND_UNCERTAIN = 2, /* a write failed or timed out: it may or may not be on the media */
+    PEND_REVERTIBLE = 4, /* a power loss may have taken its acknowledged writes back */
 };
 
 struct pending {
@@ -46,8 +56,10 @@ struct pending {
     gen_t planned; /* newest generation given to a write (intent journaled) */
     gen_t issued;  /* newest generation sent to the storage */
     gen_t acked;   /* newest generation whose write completed */
+    gen_t at_loss; /* revertible: the newest generation issued before the loss */
     uint8_t flags;
     uint8_t used;
+    uint8_t loss;  /* revertible: which power loss (statemap_power_loss's tag) */
 };
 
 /* A completed write waiting for a flush. */
@@ -62,6 +74,9 @@ struct expectation {
     gen_t hi;    /* the newest generation that may be on the media */
     gen_t acked; /* the newest acknowledged generation */
     bool strict; /* nothing allows an older one: a read must return `acked` */
+    bool revertible; /* [lo, acked) is `reverted`: a power loss (or, after a
+                      * crash, the crash) may have taken those writes back */
+    uint8_t loss;    /* which power loss; 0 for a crash */
 };
 
 struct statemap {
@@ -115,6 +130,12 @@ void statemap_flushed(struct statemap *m, uint64_t cover);
 
 /* A planned write of b was never issued (the run ended first). */
 void statemap_unplan(struct statemap *m, uint64_t b);
+
+/* The storage lost power (tag: the caller's number for that loss, 1..255):
+ * every block with a write issued and not yet durable becomes revertible,
+ * and no completion queued so far can become durable by a later flush.
+ * Returns how many blocks became revertible (the writes at risk). */
+uint64_t statemap_power_loss(struct statemap *m, uint8_t tag);
 
 /* --- queries --- */
 

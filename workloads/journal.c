@@ -14,10 +14,10 @@
 
 #include "../lib/crc32c.h"
 
-enum { J_INTENT = 1, J_DONE = 2, J_DONE_DURABLE = 3, J_FAIL = 4, J_FLUSH = 5 };
+enum { J_INTENT = 1, J_DONE = 2, J_DONE_DURABLE = 3, J_FAIL = 4, J_FLUSH = 5, J_POWER = 6 };
 
 struct jrec {
-    uint64_t block; /* J_FLUSH: completions covered */
+    uint64_t block; /* J_FLUSH: completions covered; J_POWER: the loss's tag */
     uint64_t t_ns;
     uint32_t gen;
     uint16_t type;
@@ -43,7 +43,7 @@ struct jhead {
 };
 
 #define STATE_MAGIC "FLSTATE"
-#define STATE_VERSION 2 /* 2: run_meta names the client (rank, ranks) */
+#define STATE_VERSION 3 /* 2: run_meta names the client (rank, ranks); 3: power losses */
 enum {
     STATE_FINAL = 1,     /* the run ended cleanly */
     STATE_JOURNALED = 2, /* a journal continues this checkpoint */
@@ -64,8 +64,8 @@ struct shead {
 /* On-disk forms of pending entries and queued completions. */
 struct spend {
     uint64_t block;
-    uint16_t planned, issued, acked;
-    uint8_t flags, zero;
+    uint16_t planned, issued, acked, at_loss;
+    uint8_t flags, loss, zero[6];
 };
 struct sack {
     uint64_t block;
@@ -166,7 +166,8 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
         if (!e->used)
             continue;
         struct spend s = {.block = e->block, .planned = e->planned, .issued = e->issued,
-                          .acked = e->acked, .flags = e->flags};
+                          .acked = e->acked, .at_loss = e->at_loss, .flags = e->flags,
+                          .loss = e->loss};
         memcpy(p, &s, sizeof s);
         p += sizeof s;
     }
@@ -453,6 +454,11 @@ void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns)
     add_record(j, J_FLUSH, cover, 0, t_ns);
 }
 
+void journal_power_loss(struct journal *j, uint8_t tag, uint64_t t_ns)
+{
+    add_record(j, J_POWER, tag, 0, t_ns);
+}
+
 uint64_t journal_seal(struct journal *j)
 {
     if (j->cur_n == 0)
@@ -635,7 +641,7 @@ static int scan_segment(const unsigned char *buf, size_t len, void *ctx, rec_fn 
 static int replay_one(void *ctx, const struct jrec *r)
 {
     struct statemap *m = ctx;
-    if (r->type != J_FLUSH && r->block >= m->nblocks)
+    if (r->type != J_FLUSH && r->type != J_POWER && r->block >= m->nblocks)
         return -1;
     switch (r->type) {
     case J_INTENT:
@@ -647,6 +653,11 @@ static int replay_one(void *ctx, const struct jrec *r)
         return statemap_write_done(m, r->block, (gen_t)r->gen, false, false);
     case J_FLUSH:
         statemap_flushed(m, r->block);
+        return 0;
+    case J_POWER:
+        if (r->block == 0 || r->block > 255)
+            return -1;
+        statemap_power_loss(m, (uint8_t)r->block);
         return 0;
     default:
         return -1;
@@ -712,7 +723,8 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         struct spend s;
         memcpy(&s, p, sizeof s);
         struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
-                            .acked = s.acked, .flags = s.flags};
+                            .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
+                            .loss = s.loss};
         if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
             snprintf(err, errlen, "%s: bad pending entry", path);
             goto fail;
@@ -937,8 +949,8 @@ static void hsnap(struct hreplay *h, const struct hpoint *p)
     struct history_answer *a = &h->a[p->q];
     const struct pending *e = statemap_find(&h->m, b);
     gen_t durable = h->m.durable[b];
-    if (e && (e->flags & PEND_UNCERTAIN))
-        a->uncertain = true;
+    if (e && (e->flags & (PEND_UNCERTAIN | PEND_REVERTIBLE)))
+        a->uncertain = true; /* a failed write, or a power loss: an older one may be back */
     if (p->hi) {
         a->planned = e ? gen_newest(durable, e->planned) : durable;
         a->known = h->base_known || (h->intent_seen[b / 8] & (1u << (b % 8)));
@@ -959,7 +971,7 @@ static int hreplay_one(void *ctx, const struct jrec *r)
 {
     struct hreplay *h = ctx;
     hsnap_until(h, r->t_ns); /* a record at t still counts for a point at t */
-    if (r->type != J_FLUSH && r->block >= h->m.nblocks)
+    if (r->type != J_FLUSH && r->type != J_POWER && r->block >= h->m.nblocks)
         return -1;
     if (r->type == J_INTENT)
         h->intent_seen[r->block / 8] |= (uint8_t)(1u << (r->block % 8));

@@ -13,6 +13,7 @@
  *                  done    that write completed (durable at once with O_DSYNC)
  *                  fail    that write failed or timed out
  *                  flush   a flush covering the first N completions finished
+ *                  power   the storage lost power (statemap_power_loss)
  *                Each batch carries a crc32c; replay stops at the first torn
  *                batch.  The previous segment is kept as journal.old.
  *
@@ -68,6 +69,7 @@ void journal_intent(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
 void journal_done(struct journal *j, uint64_t block, gen_t gen, bool durable_now, uint64_t t_ns);
 void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns);
 void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns);
+void journal_power_loss(struct journal *j, uint8_t tag, uint64_t t_ns);
 
 /* Hands the current batch to the committer; returns its ticket. */
 uint64_t journal_seal(struct journal *j);

@@ -263,17 +263,52 @@ static void every_block_size_from_512_bytes_to_1_mib(void **state)
     assert_false(block_size_valid(2 * 1024 * 1024));
 }
 
+/* After a power loss: older than acknowledged but not older than durable
+ * is `reverted` (allowed, counted); older than durable stays a lost write;
+ * the acknowledged one or a newer issued one is ok. */
+static void reverted_and_lost_write_are_told_apart(void **state)
+{
+    (void)state;
+    struct classification v;
+    struct expectation lost = {.lo = 5, .hi = 8, .acked = 7, .strict = false, .revertible = true,
+                               .loss = 1};
+    block_fill(buf, &fmt, 33, 5, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_REVERTED);
+    assert_false(class_is_finding(v.cls));
+    block_fill(buf, &fmt, 33, 6, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_REVERTED);
+    block_fill(buf, &fmt, 33, 4, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_LOST_WRITE);
+    block_fill(buf, &fmt, 33, 7, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_OK);
+    block_fill(buf, &fmt, 33, 8, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_OK);
+    block_fill(buf, &fmt, 33, 9, 1000);
+    assert_int_equal(classify_block(&cls, buf, 33, &lost, &v), CLS_CORRUPT);
+    /* A first write never flushed, gone: the block reads as before the run. */
+    struct expectation first = {.lo = GEN_NONE, .hi = 1, .acked = 1, .revertible = true};
+    memset(buf, 0, sizeof buf);
+    assert_int_equal(classify_block(&cls, buf, 33, &first, &v), CLS_REVERTED);
+    /* Without a power loss the same reads are what they always were. */
+    block_fill(buf, &fmt, 33, 6, 1000);
+    assert_int_equal(classify(33, expect(5, 7), &v), CLS_STALE_READ);
+    block_fill(buf, &fmt, 33, 4, 1000);
+    assert_int_equal(classify(33, expect(5, 7), &v), CLS_LOST_WRITE);
+}
+
 static void class_names_are_the_report_contract(void **state)
 {
     (void)state;
     const char *want[CLS_COUNT] = {"ok",          "unwritten",    "lost-write",      "stale-read",
                                    "torn",        "misdirected",  "corrupt",         "zeroed",
-                                   "io-error",    "missing-file", "unexpected-file", "wrong-size"};
+                                   "io-error",    "missing-file", "unexpected-file", "wrong-size",
+                                   "reverted"};
     for (int c = 0; c < CLS_COUNT; c++)
         assert_string_equal(class_name((enum fl_class)c), want[c]);
     assert_false(class_is_finding(CLS_OK));
     assert_false(class_is_finding(CLS_UNWRITTEN));
-    for (int c = CLS_LOST_WRITE; c < CLS_COUNT; c++)
+    assert_false(class_is_finding(CLS_REVERTED));
+    for (int c = CLS_LOST_WRITE; c < CLS_REVERTED; c++)
         assert_true(class_is_finding((enum fl_class)c));
 }
 
@@ -297,6 +332,7 @@ int main(void)
         cmocka_unit_test(our_data_on_a_never_written_block_is_misdirected),
         cmocka_unit_test(a_generation_never_issued_is_corrupt),
         cmocka_unit_test(generations_compare_across_the_wrap),
+        cmocka_unit_test(reverted_and_lost_write_are_told_apart),
         cmocka_unit_test(every_block_size_from_512_bytes_to_1_mib),
         cmocka_unit_test(class_names_are_the_report_contract),
     };

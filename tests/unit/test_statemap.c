@@ -215,6 +215,112 @@ static void random_transitions_match_a_plain_model(void **state)
     statemap_free(&m);
 }
 
+/* A power loss: what was acknowledged and not flushed may come back older;
+ * a flush after it makes none of it durable. */
+static void a_flush_after_a_power_loss_promotes_nothing(void **state)
+{
+    (void)state;
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, 10), 0);
+    write_block(&m, 1);
+    statemap_flushed(&m, statemap_acked_total(&m)); /* gen 1 durable */
+    write_block(&m, 1);                             /* gen 2 acknowledged */
+    write_block(&m, 2);                             /* gen 1 acknowledged */
+    uint64_t cover = statemap_acked_total(&m);      /* a flush submitted before the loss */
+    assert_int_equal(statemap_power_loss(&m, 3), 2);
+    statemap_flushed(&m, cover);                    /* ... completes after it */
+    assert_int_equal(m.durable[1], 1);
+    assert_int_equal(m.durable[2], GEN_NONE);
+    struct expectation e = exp_of(&m, 1, true);
+    assert_true(e.revertible);
+    assert_false(e.strict);
+    assert_int_equal(e.lo, 1);
+    assert_int_equal(e.acked, 2);
+    assert_int_equal(e.hi, 2);
+    assert_int_equal(e.loss, 3);
+    /* Another flush, later still, changes nothing either. */
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[1], 1);
+    assert_true(exp_of(&m, 2, true).revertible);
+    statemap_free(&m);
+}
+
+/* A write issued after the loss starts a clean history for its block; one
+ * that was on its way when the power went stays at risk when it completes. */
+static void a_write_after_the_loss_clears_the_doubt(void **state)
+{
+    (void)state;
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, 10), 0);
+    write_block(&m, 4);                       /* gen 1 acknowledged */
+    gen_t g = statemap_plan(&m, 5);           /* gen 1 of block 5, in flight */
+    statemap_issue(&m, 5, true, g);
+    statemap_power_loss(&m, 1);
+    statemap_write_done(&m, 5, g, true, false);
+    struct expectation e = exp_of(&m, 5, true);
+    assert_true(e.revertible);
+    assert_int_equal(e.acked, 1);
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[5], GEN_NONE); /* never durable through a dead cache */
+
+    gen_t g2 = write_block(&m, 4);            /* issued after the loss */
+    e = exp_of(&m, 4, true);
+    assert_false(e.revertible);
+    assert_true(e.strict);
+    assert_int_equal(e.acked, g2);
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[4], g2);
+    assert_null(statemap_find(&m, 4));
+    statemap_free(&m);
+}
+
+/* Near the wrap of generations (65535 -> 1) the revertible window still
+ * orders right. */
+static void a_power_loss_across_the_wrap(void **state)
+{
+    (void)state;
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, 2), 0);
+    for (int i = 0; i < 65534; i++) {
+        write_block(&m, 0);
+        statemap_flushed(&m, statemap_acked_total(&m));
+    }
+    assert_int_equal(m.durable[0], 65534);
+    write_block(&m, 0); /* 65535 */
+    write_block(&m, 0); /* 1 */
+    statemap_power_loss(&m, 1);
+    struct expectation e = exp_of(&m, 0, true);
+    assert_true(e.revertible);
+    assert_int_equal(e.lo, 65534);
+    assert_int_equal(e.acked, 1);
+    assert_true(gen_cmp(65535, e.acked) < 0 && gen_cmp(65535, e.lo) > 0);
+    gen_t g = write_block(&m, 0); /* 2: after the loss */
+    assert_int_equal(g, 2);
+    assert_false(exp_of(&m, 0, true).revertible);
+    statemap_free(&m);
+}
+
+/* After a crash of the run, acknowledged but unflushed writes are allowed
+ * to be missing, and said to be: revertible down to the durable one. */
+static void after_a_crash_unflushed_acks_are_revertible(void **state)
+{
+    (void)state;
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, 10), 0);
+    write_block(&m, 3);
+    statemap_flushed(&m, statemap_acked_total(&m));
+    write_block(&m, 3);
+    struct expectation e = exp_of(&m, 3, false);
+    assert_true(e.revertible);
+    assert_int_equal(e.loss, 0);
+    assert_int_equal(e.lo, 1);
+    assert_int_equal(e.acked, 2);
+    assert_false(exp_of(&m, 3, true).revertible); /* online nothing allows it */
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_false(exp_of(&m, 3, false).revertible);
+    statemap_free(&m);
+}
+
 static void two_bytes_per_block_at_rest(void **state)
 {
     (void)state;
@@ -236,6 +342,10 @@ int main(void)
         cmocka_unit_test(generations_wrap_after_65535),
         cmocka_unit_test(a_block_cannot_run_too_far_ahead_of_durable),
         cmocka_unit_test(random_transitions_match_a_plain_model),
+        cmocka_unit_test(a_flush_after_a_power_loss_promotes_nothing),
+        cmocka_unit_test(a_write_after_the_loss_clears_the_doubt),
+        cmocka_unit_test(a_power_loss_across_the_wrap),
+        cmocka_unit_test(after_a_crash_unflushed_acks_are_revertible),
         cmocka_unit_test(two_bytes_per_block_at_rest),
     };
     return cmocka_run_group_tests_name("statemap", tests, NULL, NULL);
