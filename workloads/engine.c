@@ -271,9 +271,26 @@ static void cross_done(struct run *r, struct io *io)
     cross_log_add(e->cross, &x);
 }
 
+/* Takes the power losses announced since we last looked (struct
+ * power_signal): from here on the map knows those writes may be gone. */
+static void power_take(struct run *r)
+{
+    struct engine *e = r->e;
+    if (!e->power || r->prefill)
+        return;
+    unsigned n = atomic_load_explicit(&e->power->count, memory_order_acquire);
+    while (e->power_seen < n && e->power_seen < POWER_LOSSES_MAX) {
+        unsigned k = e->power_seen++;
+        e->at_risk[k] = statemap_power_loss(e->map, (uint8_t)(k + 1));
+        if (e->journal)
+            journal_power_loss(e->journal, (uint8_t)(k + 1), now_rel(e));
+    }
+}
+
 static int complete(struct run *r, struct io *io)
 {
     struct engine *e = r->e;
+    power_take(r);
     io_stats_add(r->prefill ? &e->prefilled : &e->stats, io);
     pulse_end(r, io);
     if (e->buckets && !r->prefill)
@@ -442,6 +459,7 @@ static int run_phase(struct engine *e, bool prefill)
     bool stopping = false;
 
     for (;;) {
+        power_take(&r);
         uint64_t t = now_rel(e);
         if (!stopping && (t >= end || *e->stop)) {
             stopping = true;

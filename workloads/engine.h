@@ -25,6 +25,7 @@
 #define FL_ENGINE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,6 +49,19 @@ struct workload_cfg {
     uint64_t seed;        /* op sequence; the same seed gives the same ops */
     bool prefill;         /* write every block once before the timed phase */
     unsigned cross_pct;   /* share of reads that go to blocks other clients own */
+};
+
+/* Power losses (faults with `loses = unflushed`), announced by the fault
+ * thread just before it cuts the power: `count` goes up by one per loss.
+ * Each worker takes the k-th loss (tag k, from 1) before it handles any
+ * completion or issues anything after it has seen the count rise, so a
+ * flush that completes afterwards covers nothing from before (statemap.h).
+ * A completion the storage sent before the cut but the worker handles
+ * after it counts as after: the model errs towards allowing a revert, by
+ * at most the time a completion waits to be handled. */
+#define POWER_LOSSES_MAX 16
+struct power_signal {
+    atomic_uint count;
 };
 
 /* Called about once a second while the workload runs. */
@@ -84,6 +98,7 @@ struct engine {
     unsigned rank, ranks;
     uint64_t total_blocks;
     struct cross_log *cross;
+    const struct power_signal *power; /* NULL: no fault may lose power */
     /* outputs */
     struct io_stats stats;
     struct io_stats prefilled;
@@ -91,6 +106,8 @@ struct engine {
     uint64_t batch_max;      /* largest planned batch */
     uint64_t checkpoints;
     uint64_t doubtful_writes; /* completed only after a reissue: either generation allowed */
+    unsigned power_seen;      /* power losses taken */
+    uint64_t at_risk[POWER_LOSSES_MAX]; /* per loss: blocks with writes not durable */
     bool interrupted;        /* ended early by *stop */
     char err[512];
 };
