@@ -89,6 +89,9 @@ struct statemap {
     uint64_t ack_total; /* completions ever queued: index of the next one */
 };
 
+/* Power losses a run keeps apart (tags 1..POWER_LOSSES_MAX). */
+#define POWER_LOSSES_MAX 16
+
 /* Generations a block may run ahead of its durable one before the engine
  * must flush (keeps serial-number comparison unambiguous, see gen.h). */
 #define STATEMAP_MAX_AHEAD 16384

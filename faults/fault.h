@@ -66,9 +66,16 @@ struct fault_spec {
     uint64_t duration_ns;         /* 0: until the end of the run */
     char interface[16];           /* where to reach a host outside the lab */
     char switch_port[16];
+    int loses;                    /* enum fault_loses: what the storage may lose at inject */
     /* the family's own keys, laid out as its key table says (FAULT_PARAMS) */
     _Alignas(max_align_t) unsigned char params[FAULT_PARAMS_MAX];
 };
+
+/* `loses = nothing|unflushed`: a fault that cuts the power (the user's own
+ * `command = ipmitool ... power off`, or power-off) says that writes not yet
+ * durable at its inject may be gone, so reads of older data are `reverted`,
+ * not lost writes (checks/statemap.h). */
+enum fault_loses { LOSES_NOTHING, LOSES_UNFLUSHED };
 
 /* The family's params of a spec, as its own struct. */
 #define FAULT_PARAMS(spec, type) ((type *)(void *)(spec)->params)
@@ -263,6 +270,7 @@ struct fault {
     char via_host[32];       /* the host whose agent applies it (its own, or its switch) */
     char cleared_by[16];     /* "controller", "lease", "close" (agent); "" not cleared */
     bool indeterminate;      /* the agent did not answer in time: it may or may not be in effect */
+    unsigned power_loss;     /* loses = unflushed: which power loss of the run (from 1); 0 none */
     bool answer_late;        /* its inject's answer came after the timeline moved on */
 };
 

@@ -19,7 +19,8 @@ struct report conclude_report(const char *mode, const char *dir, const struct sc
                            .error = crew->error, .crc_impl = crc32c_impl(),
                            .workers = crew->n, .map_bytes_at_rest = crew->bytes_at_rest,
                            .map_bytes_peak = crew->bytes_peak,
-                           .pending_peak = crew->pending_peak};
+                           .pending_peak = crew->pending_peak, .reverted = &crew->reverted,
+                           .reverted_by_loss = crew->reverted_by_loss};
 }
 
 /* Each fault's recovery numbers from the completions of `series` (recov:

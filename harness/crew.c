@@ -240,6 +240,8 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
             return -1;
         }
         w->ver_ready = true;
+        findings_init(&w->reverted, sc->findings_limit);
+        w->ver.reverted = &w->reverted;
         if (mkdir_p(c->own_dir, err, errlen) != 0)
             return -1;
         if (mkdir(w->dir, 0755) != 0 && errno != EEXIST) {
@@ -308,6 +310,7 @@ static void *worker_main(void *arg)
     unsigned depth = w->eng.depth ? w->eng.depth : verify_depth(c, w->index);
     if (!a->verify) {
         w->eng.stop = c->stop_workload;
+        w->eng.power = &c->power;
         w->eng.progress = publish;
         w->eng.progress_ctx = w;
         if (c->sc->workload.prefill) {
@@ -731,6 +734,8 @@ static void resolve_written_at(struct worker *w)
 static void merge(struct crew *c)
 {
     findings_init(&c->findings, c->sc->findings_limit);
+    findings_init(&c->reverted, c->sc->findings_limit);
+    memset(c->reverted_by_loss, 0, sizeof c->reverted_by_loss);
     memset(&c->io, 0, sizeof c->io);
     memset(&c->sweep, 0, sizeof c->sweep);
     memset(&c->prefilled, 0, sizeof c->prefilled);
@@ -757,12 +762,17 @@ static void merge(struct crew *c)
         io_stats_sum(&c->prefilled, &w->eng.prefilled);
         io_stats_sum(&c->sweep, &w->sweep);
         findings_merge(&c->findings, &w->findings);
+        findings_merge(&c->reverted, &w->reverted);
+        for (unsigned k = 0; k <= POWER_LOSSES_MAX; k++)
+            c->reverted_by_loss[k] += w->ver.reverted_by_loss[k];
         c->bytes_at_rest += w->map_ready ? statemap_bytes_at_rest(&w->map) : 0;
         c->bytes_peak += w->map_ready ? statemap_bytes_total(&w->map) : 0;
         c->pending_peak += w->map.peak;
         c->journal_stalls += w->eng.journal_stalls;
         c->checkpoints += w->eng.checkpoints;
         c->doubtful_writes += w->eng.doubtful_writes;
+        for (unsigned k = 0; k < POWER_LOSSES_MAX; k++)
+            c->at_risk[k] += w->eng.at_risk[k];
         c->replayed += w->info.replayed;
         if (w->eng.interrupted)
             c->interrupted = true;
@@ -927,6 +937,8 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
             return -1;
         }
         w->ver_ready = true;
+        findings_init(&w->reverted, sc->findings_limit);
+        w->ver.reverted = &w->reverted;
     }
     c->capacity = c->w[0].be.capacity;
     snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
@@ -972,6 +984,7 @@ void crew_close(struct crew *c)
         if (w->ver_ready)
             verifier_free(&w->ver);
         findings_free(&w->findings);
+        findings_free(&w->reverted);
         cross_log_free(&w->cross);
         if (w->map_ready)
             statemap_free(&w->map);
@@ -1010,5 +1023,6 @@ int crew_save_cross(struct crew *c, char *err, size_t errlen)
 void crew_free(struct crew *c)
 {
     findings_free(&c->findings);
+    findings_free(&c->reverted);
     buckets_free(&c->series);
 }

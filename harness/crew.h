@@ -47,6 +47,7 @@ struct worker {
     struct statemap map;
     bool map_ready;
     struct findings findings;
+    struct findings reverted; /* reads classed `reverted` (a power loss, a crash) */
     struct verifier ver;
     bool ver_ready;
     struct journal *journal;
@@ -115,6 +116,13 @@ struct crew {
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;
     uint64_t journal_stalls, checkpoints, replayed, doubtful_writes;
+    /* Power losses (faults with `loses = unflushed`): the timeline announces
+     * each one here just before its inject, every worker takes it; per
+     * loss, the blocks whose writes were not durable then. */
+    struct power_signal power;
+    uint64_t at_risk[POWER_LOSSES_MAX];
+    struct findings reverted; /* merged, like findings */
+    uint64_t reverted_by_loss[POWER_LOSSES_MAX + 1]; /* reads; [0]: after a crash */
     bool interrupted, state_final;
     bool verifying;    /* a verify pass: the backend opens what the run made */
     /* kind = files: the metadata streams, one thread each (meta.h) */

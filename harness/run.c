@@ -546,6 +546,8 @@ static int run_workload(struct run *r)
             (double)sc->duration_ns / 1e9, r->dir);
     /* Time zero is the start of the workload: faults count from there. */
     struct start_ctx sctx = {.tl = tl, .events = &r->events};
+    if (tl)
+        tl->power = &crew->power;
     crew->on_start = start_faults;
     crew->on_start_ctx = &sctx;
     if (tl) {
@@ -569,6 +571,7 @@ static int run_workload(struct run *r)
     rep.journal_stalls = crew->journal_stalls;
     rep.checkpoints = crew->checkpoints;
     rep.doubtful_writes = crew->doubtful_writes;
+    rep.at_risk = crew->at_risk;
     rep.meta_streams = crew->meta_left_behind ? NULL : crew->meta;
     rep.nmeta = crew->meta_left_behind ? 0 : crew->nmeta;
     rep.prefill = sc->workload.prefill ? &crew->prefilled : NULL;

@@ -118,6 +118,10 @@ static const struct key_def fault_keys[] = {
      "or a [host NAME]", 0},
     {"at", KEY_DURATION, "0s", NULL, FAULT_COMMON(at_ns), 0, AT_MOST_A_DAY,
      "when, counted from the start of the workload", 0},
+    {"loses", KEY_CHOICE, "nothing", "nothing|unflushed", FAULT_COMMON(loses), 0, 0,
+     "unflushed: the fault cuts the storage's power, so writes acknowledged but not yet "
+     "flushed at its inject may be gone (read back older, they count as `reverted`, not as "
+     "lost writes); a flush after it covers none of them", 0},
 };
 
 static const struct key_def host_keys[] = {

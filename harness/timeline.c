@@ -10,6 +10,7 @@
 
 #include "../faults/remote.h"
 #include "../lib/clock.h"
+#include "../workloads/engine.h"
 
 #define UNDO_AHEAD_NS 20000000ull /* undo records go to disk this long before inject */
 #define SPIN_NS 200000ull         /* sleep until this close, then spin */
@@ -355,6 +356,12 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     char err[1024] = "";
     if (!f->injected_ns)
         f->scheduled_ns = st->t; /* a flap keeps its first time */
+    if (f->spec.loses == LOSES_UNFLUSHED && !f->power_loss && tl->power) {
+        /* Said before the power goes: a completion the workers handle from
+         * here on cannot make an earlier write durable (engine.h). */
+        unsigned k = atomic_fetch_add_explicit(&tl->power->count, 1, memory_order_acq_rel);
+        f->power_loss = k < POWER_LOSSES_MAX ? k + 1 : 0;
+    }
     uint64_t begin = mono_ns(), end = begin;
     int rc = f->via->inject(f, &end, err, sizeof err);
     bool known = end != 0; /* an agent's answer may still be on its way */

@@ -60,6 +60,7 @@ struct timeline {
     unsigned *delay_fault; /* ... and whose step it was */
     unsigned ndelays;
     _Atomic unsigned active; /* faults in effect now, for the progress line */
+    struct power_signal *power; /* where a fault that loses power says so (the crew's) */
     pthread_t *threads; /* one per fault (its own schedule), and the agents' heartbeat */
     struct fault_thread *thread_args;
     unsigned nthreads;

@@ -59,7 +59,6 @@ struct workload_cfg {
  * A completion the storage sent before the cut but the worker handles
  * after it counts as after: the model errs towards allowing a revert, by
  * at most the time a completion waits to be handled. */
-#define POWER_LOSSES_MAX 16
 struct power_signal {
     atomic_uint count;
 };

@@ -55,7 +55,20 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
     }
     struct classification vd;
     enum fl_class c = classify_block(&v->cls, io->buf, io->block, &e, &vd);
-    if (!class_is_finding(c)) {
+    if (c == CLS_REVERTED) {
+        findings_count(v->findings, c);
+        v->reverted_by_loss[e.loss <= POWER_LOSSES_MAX ? e.loss : 0]++;
+        if (v->reverted) {
+            f.cls = c;
+            f.expected_gen = e.acked;
+            f.found_gen = vd.found_gen;
+            f.found_known = vd.found_known;
+            if (vd.found_known)
+                f.found_written_ns = vd.found_written_ns;
+            snprintf(f.detail, sizeof f.detail, "%s", vd.detail);
+            findings_add(v->reverted, &f);
+        }
+    } else if (!class_is_finding(c)) {
         findings_count(v->findings, c);
     } else {
         f.cls = c;

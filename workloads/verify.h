@@ -23,6 +23,8 @@ struct verifier {
     struct statemap *map;
     struct classifier cls;
     struct findings *findings;
+    struct findings *reverted; /* reads classed `reverted`, listed like findings; may be NULL */
+    uint64_t reverted_by_loss[POWER_LOSSES_MAX + 1]; /* [0]: after a crash of the run */
     uint32_t block_size;
     unsigned worker, workers;
 };

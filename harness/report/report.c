@@ -401,6 +401,37 @@ static void json_findings(struct json *j, const struct report *r)
     json_arr_end(j);
     json_key(j, "findings_unlisted");
     json_u64(j, r->findings->unlisted);
+    json_key(j, "reverted");
+    json_arr_begin(j);
+    for (size_t i = 0; r->reverted && i < r->reverted->n; i++)
+        json_finding(j, r, &r->reverted->list[i]);
+    json_arr_end(j);
+    json_key(j, "reverted_unlisted");
+    json_u64(j, r->reverted ? r->reverted->unlisted : 0);
+}
+
+/* Each power loss: when, what was at risk, how much came back older. */
+static void json_power(struct json *j, const struct report *r)
+{
+    json_key(j, "power");
+    json_arr_begin(j);
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *f = &r->faults[i];
+        unsigned k = f->power_loss;
+        if (!k)
+            continue;
+        json_obj_begin(j);
+        json_key(j, "fault");
+        json_str(j, f->spec.name);
+        json_key(j, "at");
+        json_seconds(j, f->injected_ns ? f->injected_ns : FL_TIME_UNKNOWN);
+        json_key(j, "writes_at_risk");
+        json_u64(j, r->at_risk ? r->at_risk[k - 1] : 0);
+        json_key(j, "reverted");
+        json_u64(j, r->reverted_by_loss ? r->reverted_by_loss[k] : 0);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
 }
 
 /* The state map's memory and the journal's work. */
@@ -676,6 +707,7 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_faults(&j, r);
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
+    json_power(&j, r);
     if (r->nmeta)
         json_metadata(&j, r);
     report_json_clients(&j, r);
@@ -903,6 +935,20 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "
                    "path: either generation allowed until rewritten\n",
                 r->doubtful_writes);
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *x = &r->faults[i];
+        if (!x->power_loss)
+            continue;
+        fprintf(f, "  power      [fault %s] at %.3f s: %" PRIu64 " blocks had writes not yet "
+                   "durable; %" PRIu64 " reads found one of them reverted (allowed)\n",
+                x->spec.name, (double)x->injected_ns / 1e9,
+                r->at_risk ? r->at_risk[x->power_loss - 1] : 0,
+                r->reverted_by_loss ? r->reverted_by_loss[x->power_loss] : 0);
+    }
+    if (r->reverted_by_loss && r->reverted_by_loss[0])
+        fprintf(f, "  reverted   %" PRIu64 " reads found a write acknowledged before the run's "
+                   "crash but never flushed missing (allowed)\n",
+                r->reverted_by_loss[0]);
     size_t npath = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++)
         npath += r->events->list[i].portal[0] != 0;

@@ -78,6 +78,11 @@ struct report {
     size_t pending_peak;
     uint64_t journal_stalls, checkpoints;
     uint64_t doubtful_writes;     /* reissued writes: either generation allowed */
+    /* Power losses (faults with loses = unflushed, fault.power_loss) and
+     * what they cost: reads that found an older allowed generation. */
+    const struct findings *reverted;  /* listed like findings; NULL: none kept */
+    const uint64_t *at_risk;          /* [loss - 1]: blocks not durable at the loss */
+    const uint64_t *reverted_by_loss; /* [loss]: reverted reads; [0] after a crash of the run */
     const struct meta_stream *meta_streams; /* files: metadata streams (run), or NULL */
     unsigned nmeta;
     const struct event_log *events; /* path and lab events, may be NULL */
