@@ -24,7 +24,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 # Everything but main.c goes into a library that the unit tests link too.
 LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c) \
-           $(filter-out harness/main.c,$(wildcard harness/*.c harness/*/*.c))
+           $(filter-out harness/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
 HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h harness/*.h harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
@@ -72,6 +72,13 @@ $(eval $(call build_rules,build/asan,$(SAN)))
 
 faultline: build/faultline
 	cp build/faultline $@
+
+# The iSCSI lab's controller write cache ([lab] write_cache = on): a program of its own (libfuse3),
+# found next to faultline.
+build/faultline-wcache: harness/lab/wcache.c
+	@mkdir -p build
+	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< -o $@ \
+	    $$(pkg-config --libs fuse3) -lpthread
 
 # A test's tool, not part of faultline: a FUSE layer that serves one client stale data.
 build/stalefs: tests/fuse/stalefs.c

@@ -189,6 +189,16 @@ static int ack_push(struct statemap *m, uint64_t b, gen_t g)
     return 0;
 }
 
+/* Block p may lose what was issued up to generation g in power loss tag. */
+static void mark_revertible(struct statemap *m, struct pending *p, uint8_t tag, gen_t g)
+{
+    if (!(p->flags & PEND_REVERTIBLE) || p->loss != tag)
+        m->loss_blocks++;
+    p->flags |= PEND_REVERTIBLE;
+    p->at_loss = gen_newest(p->at_loss, g);
+    p->loss = tag;
+}
+
 int statemap_write_done(struct statemap *m, uint64_t b, gen_t g, bool ok, bool durable_now)
 {
     struct pending *p = pending_of(m, b);
@@ -202,6 +212,8 @@ int statemap_write_done(struct statemap *m, uint64_t b, gen_t g, bool ok, bool d
     /* A whole-block write that completed replaces whatever a failed one left. */
     p->flags &= (uint8_t)~PEND_UNCERTAIN;
     p->acked = gen_newest(p->acked, g);
+    if (m->loss_open) /* completed while the power is being cut: at risk like the rest */
+        mark_revertible(m, p, m->loss_open, g);
     if (p->flags & PEND_REVERTIBLE) {
         /* One that was on its way when the power went may have been
          * acknowledged by the cache that died: still at risk, and no flush
@@ -249,23 +261,21 @@ void statemap_unplan(struct statemap *m, uint64_t b)
     settle(m, p);
 }
 
-uint64_t statemap_power_loss(struct statemap *m, uint8_t tag)
+uint64_t statemap_power_loss(struct statemap *m, uint8_t tag, bool end)
 {
-    uint64_t at_risk = 0;
+    if (!end)
+        m->loss_blocks = 0;
+    m->loss_open = end ? 0 : tag;
     for (size_t i = 0; i < m->cap; i++) {
         struct pending *p = &m->tab[i];
-        if (!p->used || p->issued == m->durable[p->block])
-            continue;
-        p->flags |= PEND_REVERTIBLE;
-        p->at_loss = p->issued;
-        p->loss = tag;
-        at_risk++;
+        if (p->used && p->issued != m->durable[p->block])
+            mark_revertible(m, p, tag, p->issued);
     }
     /* Completions not yet flushed stay acknowledged, never durable: drop
      * them from the queue as if covered, without promoting them. */
     m->ack_head = (m->ack_head + m->ack_len) % m->ack_cap;
     m->ack_len = 0;
-    return at_risk;
+    return m->loss_blocks;
 }
 
 void statemap_expect(const struct statemap *m, uint64_t b, bool online, struct expectation *e)

@@ -87,6 +87,8 @@ struct statemap {
     struct acked_write *ackq; /* ring of completed, not yet flushed writes */
     size_t ack_cap, ack_head, ack_len;
     uint64_t ack_total; /* completions ever queued: index of the next one */
+    uint8_t loss_open;  /* a power cut is under way (its tag): see statemap_power_loss */
+    uint64_t loss_blocks; /* blocks the latest power loss made revertible */
 };
 
 /* Power losses a run keeps apart (tags 1..POWER_LOSSES_MAX). */
@@ -134,11 +136,20 @@ void statemap_flushed(struct statemap *m, uint64_t cover);
 /* A planned write of b was never issued (the run ended first). */
 void statemap_unplan(struct statemap *m, uint64_t b);
 
-/* The storage lost power (tag: the caller's number for that loss, 1..255):
- * every block with a write issued and not yet durable becomes revertible,
- * and no completion queued so far can become durable by a later flush.
- * Returns how many blocks became revertible (the writes at risk). */
-uint64_t statemap_power_loss(struct statemap *m, uint8_t tag);
+/* The storage loses power (tag: the caller's number for that loss,
+ * 1..POWER_LOSSES_MAX).  A cut is not an instant: it is known to begin
+ * before the fault's inject and to be over once the inject returned.
+ *
+ * begin (end = false): every block with a write issued and not yet durable
+ * becomes revertible, and no completion queued so far can become durable
+ * by a later flush.  Until the end, every write that completes is at risk
+ * as well (the cache it went to may be the one going dark).
+ * end (end = true): the same once more for what was issued in between and
+ * is still on its way; from here on a write starts a clean history.
+ *
+ * Returns how many blocks this loss has made revertible so far (the
+ * writes at risk; at the end, the loss's total). */
+uint64_t statemap_power_loss(struct statemap *m, uint8_t tag, bool end);
 
 /* --- queries --- */
 

@@ -253,6 +253,7 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
 {
     memset(tl, 0, sizeof *tl);
     pthread_mutex_init(&tl->mu, NULL);
+    pthread_mutex_init(&tl->power_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -356,14 +357,21 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     char err[1024] = "";
     if (!f->injected_ns)
         f->scheduled_ns = st->t; /* a flap keeps its first time */
-    if (f->spec.loses == LOSES_UNFLUSHED && !f->power_loss && tl->power) {
+    bool cut = f->spec.loses == LOSES_UNFLUSHED && !f->power_loss && tl->power;
+    if (cut) {
         /* Said before the power goes: a completion the workers handle from
-         * here on cannot make an earlier write durable (engine.h). */
-        unsigned k = atomic_fetch_add_explicit(&tl->power->count, 1, memory_order_acq_rel);
+         * here on cannot make an earlier write durable (engine.h).  Losses
+         * are taken in order, so their announcements do not overlap. */
+        pthread_mutex_lock(&tl->power_mu);
+        unsigned k = atomic_fetch_add_explicit(&tl->power->begun, 1, memory_order_acq_rel);
         f->power_loss = k < POWER_LOSSES_MAX ? k + 1 : 0;
     }
     uint64_t begin = mono_ns(), end = begin;
     int rc = f->via->inject(f, &end, err, sizeof err);
+    if (cut) {
+        atomic_fetch_add_explicit(&tl->power->ended, 1, memory_order_acq_rel);
+        pthread_mutex_unlock(&tl->power_mu);
+    }
     bool known = end != 0; /* an agent's answer may still be on its way */
     if (!known) {
         end = tl->t0 + st->t;
@@ -663,6 +671,7 @@ void timeline_free(struct timeline *tl)
     tl->faults = NULL;
     tl->steps = NULL;
     pthread_mutex_destroy(&tl->mu);
+    pthread_mutex_destroy(&tl->power_mu);
     pthread_cond_destroy(&tl->cv);
 }
 

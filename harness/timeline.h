@@ -61,6 +61,7 @@ struct timeline {
     unsigned ndelays;
     _Atomic unsigned active; /* faults in effect now, for the progress line */
     struct power_signal *power; /* where a fault that loses power says so (the crew's) */
+    pthread_mutex_t power_mu;   /* one power cut at a time, begin to end */
     pthread_t *threads; /* one per fault (its own schedule), and the agents' heartbeat */
     struct fault_thread *thread_args;
     unsigned nthreads;

@@ -278,12 +278,20 @@ static void power_take(struct run *r)
     struct engine *e = r->e;
     if (!e->power || r->prefill)
         return;
-    unsigned n = atomic_load_explicit(&e->power->count, memory_order_acquire);
-    while (e->power_seen < n && e->power_seen < POWER_LOSSES_MAX) {
-        unsigned k = e->power_seen++;
-        e->at_risk[k] = statemap_power_loss(e->map, (uint8_t)(k + 1));
+    unsigned ended = atomic_load_explicit(&e->power->ended, memory_order_acquire);
+    unsigned begun = atomic_load_explicit(&e->power->begun, memory_order_acquire);
+    for (;;) {
+        bool end = e->power_ended < e->power_begun; /* the open one first */
+        unsigned k = end ? e->power_ended : e->power_begun;
+        if (k >= POWER_LOSSES_MAX || k >= (end ? ended : begun))
+            break;
+        e->at_risk[k] = statemap_power_loss(e->map, (uint8_t)(k + 1), end);
         if (e->journal)
-            journal_power_loss(e->journal, (uint8_t)(k + 1), now_rel(e));
+            journal_power_loss(e->journal, (uint8_t)(k + 1), end, now_rel(e));
+        if (end)
+            e->power_ended++;
+        else
+            e->power_begun++;
     }
 }
 

@@ -52,15 +52,18 @@ struct workload_cfg {
 };
 
 /* Power losses (faults with `loses = unflushed`), announced by the fault
- * thread just before it cuts the power: `count` goes up by one per loss.
- * Each worker takes the k-th loss (tag k, from 1) before it handles any
- * completion or issues anything after it has seen the count rise, so a
- * flush that completes afterwards covers nothing from before (statemap.h).
- * A completion the storage sent before the cut but the worker handles
- * after it counts as after: the model errs towards allowing a revert, by
- * at most the time a completion waits to be handled. */
+ * thread: `begun` goes up by one just before it cuts the power, `ended`
+ * once the cut is done (its inject returned).  Each worker takes the
+ * begin and the end of the k-th loss (tag k, from 1) before it handles any
+ * completion or issues anything after it has seen the count rise
+ * (statemap_power_loss): a flush that completes afterwards covers nothing
+ * from before, and what completes in between is at risk too.  A
+ * completion the storage sent before the begin but the worker handles
+ * after it counts as at risk: the model errs towards allowing a revert,
+ * by at most the time a completion waits to be handled, never towards a
+ * false finding. */
 struct power_signal {
-    atomic_uint count;
+    atomic_uint begun, ended;
 };
 
 /* Called about once a second while the workload runs. */
@@ -105,7 +108,7 @@ struct engine {
     uint64_t batch_max;      /* largest planned batch */
     uint64_t checkpoints;
     uint64_t doubtful_writes; /* completed only after a reissue: either generation allowed */
-    unsigned power_seen;      /* power losses taken */
+    unsigned power_begun, power_ended; /* power losses taken */
     uint64_t at_risk[POWER_LOSSES_MAX]; /* per loss: blocks with writes not durable */
     bool interrupted;        /* ended early by *stop */
     char err[512];

@@ -454,9 +454,9 @@ void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns)
     add_record(j, J_FLUSH, cover, 0, t_ns);
 }
 
-void journal_power_loss(struct journal *j, uint8_t tag, uint64_t t_ns)
+void journal_power_loss(struct journal *j, uint8_t tag, bool end, uint64_t t_ns)
 {
-    add_record(j, J_POWER, tag, 0, t_ns);
+    add_record(j, J_POWER, tag, end, t_ns);
 }
 
 uint64_t journal_seal(struct journal *j)
@@ -655,9 +655,9 @@ static int replay_one(void *ctx, const struct jrec *r)
         statemap_flushed(m, r->block);
         return 0;
     case J_POWER:
-        if (r->block == 0 || r->block > 255)
+        if (r->block == 0 || r->block > POWER_LOSSES_MAX || r->gen > 1)
             return -1;
-        statemap_power_loss(m, (uint8_t)r->block);
+        statemap_power_loss(m, (uint8_t)r->block, r->gen == 1);
         return 0;
     default:
         return -1;

@@ -69,7 +69,7 @@ void journal_intent(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
 void journal_done(struct journal *j, uint64_t block, gen_t gen, bool durable_now, uint64_t t_ns);
 void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns);
 void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns);
-void journal_power_loss(struct journal *j, uint8_t tag, uint64_t t_ns);
+void journal_power_loss(struct journal *j, uint8_t tag, bool end, uint64_t t_ns);
 
 /* Hands the current batch to the committer; returns its ticket. */
 uint64_t journal_seal(struct journal *j);

@@ -227,7 +227,8 @@ static void a_flush_after_a_power_loss_promotes_nothing(void **state)
     write_block(&m, 1);                             /* gen 2 acknowledged */
     write_block(&m, 2);                             /* gen 1 acknowledged */
     uint64_t cover = statemap_acked_total(&m);      /* a flush submitted before the loss */
-    assert_int_equal(statemap_power_loss(&m, 3), 2);
+    assert_int_equal(statemap_power_loss(&m, 3, false), 2);
+    assert_int_equal(statemap_power_loss(&m, 3, true), 2);
     statemap_flushed(&m, cover);                    /* ... completes after it */
     assert_int_equal(m.durable[1], 1);
     assert_int_equal(m.durable[2], GEN_NONE);
@@ -255,7 +256,8 @@ static void a_write_after_the_loss_clears_the_doubt(void **state)
     write_block(&m, 4);                       /* gen 1 acknowledged */
     gen_t g = statemap_plan(&m, 5);           /* gen 1 of block 5, in flight */
     statemap_issue(&m, 5, true, g);
-    statemap_power_loss(&m, 1);
+    statemap_power_loss(&m, 1, false);
+    statemap_power_loss(&m, 1, true);
     statemap_write_done(&m, 5, g, true, false);
     struct expectation e = exp_of(&m, 5, true);
     assert_true(e.revertible);
@@ -288,7 +290,8 @@ static void a_power_loss_across_the_wrap(void **state)
     assert_int_equal(m.durable[0], 65534);
     write_block(&m, 0); /* 65535 */
     write_block(&m, 0); /* 1 */
-    statemap_power_loss(&m, 1);
+    statemap_power_loss(&m, 1, false);
+    statemap_power_loss(&m, 1, true);
     struct expectation e = exp_of(&m, 0, true);
     assert_true(e.revertible);
     assert_int_equal(e.lo, 65534);
@@ -321,6 +324,31 @@ static void after_a_crash_unflushed_acks_are_revertible(void **state)
     statemap_free(&m);
 }
 
+/* A cut takes time: what completes between its begin and its end is at
+ * risk too, and no flush in that window makes anything durable. */
+static void writes_completed_during_the_cut_are_at_risk(void **state)
+{
+    (void)state;
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, 10), 0);
+    assert_int_equal(statemap_power_loss(&m, 2, false), 0);
+    write_block(&m, 8);                         /* issued and acked during the cut */
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[8], GEN_NONE);
+    gen_t g = statemap_plan(&m, 9);             /* issued during the cut, still on its way */
+    statemap_issue(&m, 9, true, g);
+    assert_int_equal(statemap_power_loss(&m, 2, true), 2);
+    statemap_write_done(&m, 9, g, true, false); /* acked after: maybe by the dying cache */
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[9], GEN_NONE);
+    assert_true(exp_of(&m, 8, true).revertible);
+    assert_true(exp_of(&m, 9, true).revertible);
+    gen_t g2 = write_block(&m, 8);              /* after the end: a clean history */
+    statemap_flushed(&m, statemap_acked_total(&m));
+    assert_int_equal(m.durable[8], g2);
+    statemap_free(&m);
+}
+
 static void two_bytes_per_block_at_rest(void **state)
 {
     (void)state;
@@ -346,6 +374,7 @@ int main(void)
         cmocka_unit_test(a_write_after_the_loss_clears_the_doubt),
         cmocka_unit_test(a_power_loss_across_the_wrap),
         cmocka_unit_test(after_a_crash_unflushed_acks_are_revertible),
+        cmocka_unit_test(writes_completed_during_the_cut_are_at_risk),
         cmocka_unit_test(two_bytes_per_block_at_rest),
     };
     return cmocka_run_group_tests_name("statemap", tests, NULL, NULL);
