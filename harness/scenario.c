@@ -907,6 +907,12 @@ static int check_faults(const struct scenario *sc, const char *file, char *err, 
             snprintf(err, n, "%s:%d: %s", file, f->line, why);
             return -1;
         }
+        if (f->loses == LOSES_UNFLUSHED && sc->lab && sc->lab_opts.clients > 1) {
+            snprintf(err, n, "%s:%d: [fault %s] loses = unflushed: not with several clients yet "
+                     "(the other clients could not be told of the cut while the workload runs, "
+                     "and would call what it took lost writes)", file, f->line, f->name);
+            return -1;
+        }
     }
     return 0;
 }
