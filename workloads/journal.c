@@ -46,6 +46,7 @@ struct jhead {
 #define STATE_VERSION 3 /* 2: run_meta names the client (rank, ranks); 3: power losses */
 enum {
     STATE_FINAL = 1,     /* the run ended cleanly */
+    /* bits 8..15: a power cut under way at the checkpoint (its tag, statemap.loss_open) */
     STATE_JOURNALED = 2, /* a journal continues this checkpoint */
 };
 struct shead {
@@ -153,7 +154,8 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
     if (!blob)
         return NULL;
     struct shead h = {.version = STATE_VERSION,
-                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0),
+                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0) |
+                               (uint32_t)m->loss_open << 8,
                       .meta = *meta,
                       .segment = segment, .npending = npend, .nacked = nack,
                       .ack_total = m->ack_total};
@@ -730,6 +732,7 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
             goto fail;
         }
     }
+    m->loss_open = (uint8_t)(h->flags >> 8);
     m->ack_total = h->ack_total - h->nacked;
     for (uint64_t i = 0; i < h->nacked; i++, p += sizeof(struct sack)) {
         struct sack s;
