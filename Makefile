@@ -1,6 +1,6 @@
 # faultline — see README.md.
 #
-#   make          build ./faultline
+#   make          build ./faultline (and build/faultline-wcache, the iSCSI lab's write cache)
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
 #   make check    the layers, unit, CLI and lab tests, then all of them again under
 #                 ASan+UBSan; the last line counts: N passed, N failed, N skipped
@@ -47,7 +47,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
         bench-clients clean
 .SECONDARY:
 
-all: faultline
+all: faultline build/faultline-wcache
 
 # $(1): build directory, $(2): extra flags
 define build_rules
@@ -96,7 +96,7 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 # tests/run.sh: unit, CLI and lab tests of one build, every result in a file
-unit: $(addprefix build/tests/,$(TESTS)) faultline build/stalefs
+unit: $(addprefix build/tests/,$(TESTS)) faultline build/faultline-wcache build/stalefs
 	@sh tests/run.sh build build/results-plain.txt
 
 # Full stacks for every allocation, so that the one suppression of a leak
@@ -105,7 +105,8 @@ check-asan: export ASAN_OPTIONS = fast_unwind_on_malloc=0
 check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 # tests that check timing expectations allow for the sanitizers' slowness
 check-asan: export FL_SANITIZED = 1
-check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/stalefs
+check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/faultline-wcache \
+            build/stalefs
 	@sh tests/run.sh build/asan build/results-asan.txt
 
 # deps first, on its own: nothing can compile before liburing and cmocka are in.

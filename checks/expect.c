@@ -31,6 +31,9 @@ const struct metric_def run_metrics[M_RUN_COUNT] = {
                               "heals a block)"},
     [M_DOUBTFUL_WRITES] = {"doubtful_writes", false, false,
                            "writes that completed only after a reissue on another path"},
+    [M_REVERTED] = {"reverted", false, false,
+                    "reads that found an older generation a power loss allowed (a fault with "
+                    "loses = unflushed): not a finding"},
     [M_ERRORS] = {"errors", false, false, "I/Os that failed, workload and sweep"},
     [M_HUNG] = {"hung", false, true,
                 "I/Os outstanding longer than hung_after (the no-progress watchdog)"},

@@ -46,6 +46,7 @@ enum run_metric {
     M_DETECTED_CORRUPT,
     M_UNDETECTED_CORRUPT,
     M_DOUBTFUL_WRITES,
+    M_REVERTED,
     M_ERRORS,
     M_HUNG,
     M_LOST_CLIENTS,

@@ -20,6 +20,7 @@
  *   process.c    kill, pause,   SIGKILL / SIGSTOP..SIGCONT / kill and start again
  *                restart
  *   corrupt.c    corrupt        overwrite byte ranges or blocks of a file or device
+ *   power.c      power-off      a lab host's power cut, and back on (loses = unflushed)
  *   command.c    command        any command at inject, its undo at clear
  *
  * Before inject() changes anything the timeline writes the undo records the
@@ -175,6 +176,13 @@ struct fault_lab {
      * -1 with err ("not a server of ..."). */
     int (*replica)(void *ctx, const char *name, struct lab_replica *r, char *err,
                    size_t errlen);
+    /* Cuts the power of lab host `host` (on = false: everything it runs
+     * dies at once, and what its disks or caches held but had not made
+     * durable is gone) or brings it back (on = true: its service started
+     * as after a power-up).  what: one line for the report.  NULL: the lab
+     * cannot.  0, or -1 with err. */
+    int (*power)(void *ctx, const char *host, bool on, char *what, size_t whatlen, char *err,
+                 size_t errlen);
 };
 
 struct undo_log;

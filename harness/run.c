@@ -224,6 +224,18 @@ static int run_setup(struct run *r, char *err, size_t errlen)
         snprintf(r->base.name, sizeof r->base.name, "%s", r->sc.name);
     }
     unsigned ranks = (unsigned)r->mpi.size;
+    /* (as the scenario check does for [lab] clients, for ranks launched by
+     * hand: the other clients would call what a cut took lost writes) */
+    for (unsigned i = 0; ranks > 1 && i < r->sc.nfaults; i++)
+        if (r->sc.faults[i].loses == LOSES_UNFLUSHED) {
+            snprintf(err, errlen, "%s:%d: [fault %s] loses = unflushed: not with several "
+                     "clients yet (%u ranks): the other clients could not be told of the cut "
+                     "while the workload runs", r->sc.file, r->sc.faults[i].line,
+                     r->sc.faults[i].name, ranks);
+            if (!is_rank0(r))
+                clients_failed(&r->cl, err);
+            return -1;
+        }
     crew_client_dir(r->dir, ranks, (unsigned)r->mpi.rank, r->own_dir, sizeof r->own_dir);
     if (ranks > 1 && r->o->client_dir && client_dir_link(r, err, errlen) != 0) {
         if (!is_rank0(r))

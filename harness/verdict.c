@@ -100,6 +100,9 @@ static bool run_value(const struct verdict_input *in, const struct verdict *v, i
     case M_DOUBTFUL_WRITES:
         *out = (double)in->doubtful_writes;
         return true;
+    case M_REVERTED:
+        *out = (double)in->findings->counts[CLS_REVERTED];
+        return true;
     case M_ERRORS:
         *out = (double)(in->io->errors + (in->sweep ? in->sweep->errors : 0));
         return true;

@@ -63,6 +63,20 @@ bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+int write_text(const char *path, const char *text, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    size_t len = strlen(text);
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);

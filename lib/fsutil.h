@@ -16,6 +16,9 @@ int mkdir_p(const char *path, char *err, size_t errlen);
 /* Copies a file's bytes (the scenario into its run directory). */
 int copy_file(const char *from, const char *to, char *err, size_t errlen);
 
+/* Creates (or replaces the content of) path with text, mode 0644. */
+int write_text(const char *path, const char *text, char *err, size_t errlen);
+
 /* Creates (or truncates) path as a sparse file of size bytes. */
 int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen);
 

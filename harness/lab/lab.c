@@ -373,34 +373,34 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
 
 /* --- down --- */
 
-struct killing {
-    char *err;
-    size_t errlen;
-    int found, failed;
+struct signalled {
+    pid_t pid[256];
+    uint64_t start[256];
+    unsigned n;
 };
 
-static int kill_one(void *ctx, const struct proc_seen *p)
+/* SIGKILL now, waited for later (proc_kill waits for each in turn). */
+static int signal_one(void *ctx, const struct proc_seen *p)
 {
-    struct killing *k = ctx;
-    k->found++;
-    if (proc_kill(p->pid, p->start, SIGKILL, k->err, k->errlen) != 0) {
-        k->failed = 1;
-        return 1;
+    struct signalled *s = ctx;
+    if (proc_starttime(p->pid) == p->start && kill(p->pid, SIGKILL) == 0 && s->n < 256) {
+        s->pid[s->n] = p->pid;
+        s->start[s->n++] = p->start;
     }
     return 0;
 }
 
-/* Every process in network namespace `netns` (what a lab server started:
- * its daemons and what they spawned), by PID and start time. */
-static int kill_netns_procs(const char *netns, char *err, size_t errlen)
+int lab_kill_all_in(const char *netns, char *err, size_t errlen)
 {
     for (int round = 0; round < 3; round++) { /* a dying parent may start nothing new */
-        struct killing k = {.err = err, .errlen = errlen};
-        if (proc_each_in_netns(netns, kill_one, &k) < 0)
+        struct signalled s = {.n = 0};
+        int seen = proc_each_in_netns(netns, signal_one, &s);
+        if (seen < 0)
             return 0; /* the namespace is gone, and everything in it */
-        if (k.failed)
-            return -1;
-        if (!k.found)
+        for (unsigned i = 0; i < s.n; i++)
+            if (proc_kill(s.pid[i], s.start[i], SIGKILL, err, errlen) != 0)
+                return -1;
+        if (!seen)
             break;
     }
     return 0;
@@ -465,7 +465,7 @@ static int undo_pid(const struct record *r, void *ctx, char *e, size_t el)
 static int undo_nsprocs(const struct record *r, void *ctx, char *e, size_t el)
 {
     (void)ctx;
-    return kill_netns_procs(r->a, e, el);
+    return lab_kill_all_in(r->a, e, el); /* what a lab server started */
 }
 
 /* Every process running an executable from inside the lab directory: the
@@ -861,6 +861,31 @@ int lab_restart(const struct lab *lab, const char *host, char *err, size_t errle
     return rc;
 }
 
+int lab_power(const struct lab *lab, const char *host, bool on, char *what, size_t whatlen,
+              char *err, size_t errlen)
+{
+    struct lab now; /* the state as it is: PIDs change with every power-on */
+    if (lab_load(lab->kind, lab->prefix, &now, err, errlen) != 0)
+        return -1;
+    struct lab_host *h = host_mut(&now, host);
+    if (!h || !h->netns[0] || lab_is_client_host(h) || !now.kind->power) {
+        snprintf(err, errlen, "the %s lab cannot cut the power of %s (only of its servers)",
+                 now.kind->name, host);
+        return -1;
+    }
+    char path[PATH_MAX];
+    state_path(now.kind, now.prefix, path, sizeof path);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    what[0] = '\0';
+    int rc = now.kind->power(&now, h, on, fd, what, whatlen, err, errlen);
+    close(fd);
+    return rc;
+}
+
 void lab_place_for(const struct lab *lab, unsigned client, struct lab_place *p)
 {
     memset(p, 0, sizeof *p);
@@ -894,6 +919,12 @@ static int fault_restart(void *ctx, const char *host, const char *process, char 
     return lab_restart(ctx, host, err, errlen);
 }
 
+static int fault_power(void *ctx, const char *host, bool on, char *what, size_t whatlen,
+                       char *err, size_t errlen)
+{
+    return lab_power(ctx, host, on, what, whatlen, err, errlen);
+}
+
 static int fault_replica(void *ctx, const char *name, struct lab_replica *r, char *err,
                          size_t errlen)
 {
@@ -905,7 +936,8 @@ void lab_fault_lab(const struct lab *lab, struct fault_lab *out)
 {
     *out = (struct fault_lab){.ctx = (void *)lab, .process = fault_process,
                               .restart = fault_restart,
-                              .replica = lab->kind->replica ? fault_replica : NULL};
+                              .replica = lab->kind->replica ? fault_replica : NULL,
+                              .power = lab->kind->power ? fault_power : NULL};
 }
 
 /* --- status --- */

@@ -155,6 +155,12 @@ struct lab_kind {
     /* A replica's copy (NULL: the kind keeps none).  0, or -1 with err. */
     int (*replica)(const struct lab *lab, const char *name, struct lab_replica *r, char *err,
                    size_t errlen);
+    /* power-off of server h (on = false: everything it runs dies at once,
+     * and what it held but had not made durable is lost) and power-on (as
+     * after a cold start; new PIDs recorded).  what: one line for people.
+     * NULL: the kind cannot.  0, or -1 with err. */
+    int (*power)(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
+                 size_t whatlen, char *err, size_t errlen);
     /* Entries still to heal (NULL: nothing heals).  Count, or -1 with err. */
     long (*heal_pending)(const struct lab *lab, char *err, size_t errlen);
 };
@@ -200,6 +206,11 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
 /* Starts the service of lab host `host` again (lab_kind.restart); the
  * state file learns its new PID.  0, or -1 with err filled. */
 int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen);
+
+/* Cuts (on = false) or restores the power of lab server `host`
+ * (lab_kind.power).  0, or -1 with err filled. */
+int lab_power(const struct lab *lab, const char *host, bool on, char *what, size_t whatlen,
+              char *err, size_t errlen);
 
 /* The host called `name` (client, ctrl-a, ..., c1), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
@@ -291,6 +302,12 @@ static inline bool lab_is_client_host(const struct lab_host *h)
 /* A live process in host h's network namespace, preferring comm `want`
  * (0: none).  Its start time goes to *start. */
 pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start);
+
+/* SIGKILL to every process in network namespace `netns` at once (all are
+ * signalled before any is waited for, as a power cut stops them), by PID
+ * and start time; then waits until each is gone.  0 also when the
+ * namespace is gone; -1 with err. */
+int lab_kill_all_in(const char *netns, char *err, size_t errlen);
 
 /* fnv-1a of a string: names that follow from a prefix. */
 uint32_t lab_hash(const char *s);

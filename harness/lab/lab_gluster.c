@@ -30,16 +30,28 @@
  * started again with `gluster volume start VOL force`; the client's is the
  * FUSE client.  A server's brick is its replica of the volume (corrupt
  * replica = gsN), and the volume's heal is watched (heal_pending).
+ *
+ * power-off of a server: every process of it is frozen (SIGSTOP), its
+ * brick filesystem shut down as a power cut leaves it (XFS_IOC_GOINGDOWN
+ * without log flush, what `xfs_io -x -c shutdown` does: what was only in
+ * memory or in the unwritten log is gone), then all are killed; with the
+ * last of them its mount namespace and the brick's mount go.  power-on:
+ * once the loop device has let the image go, the server starts as at
+ * first (the brick mounted again, XFS replaying its log), and the volume's
+ * bricks are started again.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -481,6 +493,132 @@ static int gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *er
     }
 }
 
+/* SIGSTOP to a process of a server: nothing it does reaches the disk now. */
+static int freeze_one(void *ctx, const struct proc_seen *p)
+{
+    unsigned *n = ctx;
+    if (proc_starttime(p->pid) == p->start && kill(p->pid, SIGSTOP) == 0)
+        (*n)++;
+    return 0;
+}
+
+/* Whether a loop device still holds image `img` (its filesystem is still
+ * mounted somewhere, or being let go). */
+static bool image_attached(const char *img)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    bool held = false;
+    while (d && (e = readdir(d)) && !held) {
+        if (strncmp(e->d_name, "loop", 4) != 0)
+            continue;
+        char path[300], back[PATH_MAX];
+        snprintf(path, sizeof path, "/sys/block/%.64s/loop/backing_file", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fgets(back, sizeof back, f)) {
+            back[strcspn(back, "\n")] = '\0';
+            held = strcmp(back, img) == 0;
+        }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return held;
+}
+
+/* XFS_IOC_GOINGDOWN and its flag from <xfs/xfs_fs.h> (xfslibs-dev). */
+#define XFS_SUPER_MAGIC_ 0x58465342
+#define XFS_IOC_GOINGDOWN_ _IOR('X', 125, uint32_t)
+#define XFS_GOING_NOLOGFLUSH_ 0x2
+
+/* The brick's filesystem shut down as a power cut leaves it: what was not
+ * on disk (the log in memory too) is gone.  The brick is mounted only in
+ * the server's mount namespace; it is opened through /proc/HOLDER/root, a
+ * process of that namespace, and not from a child that enters it: a child
+ * forked from us would, on exit, flush every file of the volume our
+ * workers have open, and FUSE would hold that flush until the frozen
+ * server times out.  Only ever an XFS: the same ioctl shuts down ext4. */
+static int shut_down_brick(pid_t holder, uint64_t start, const char *brick, char *err,
+                           size_t errlen)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)holder, brick);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct statfs sf;
+    if (fd < 0 || fstatfs(fd, &sf) != 0) {
+        snprintf(err, errlen, "cannot open the brick %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (proc_starttime(holder) != start || sf.f_type != XFS_SUPER_MAGIC_) {
+        snprintf(err, errlen, "%s is not the brick's xfs (type 0x%lx%s): not shut down", path,
+                 (unsigned long)sf.f_type,
+                 proc_starttime(holder) != start ? ", its process is gone" : "");
+        close(fd);
+        return -1;
+    }
+    uint32_t flags = XFS_GOING_NOLOGFLUSH_;
+    int rc = ioctl(fd, XFS_IOC_GOINGDOWN_, &flags);
+    if (rc != 0)
+        snprintf(err, errlen, "XFS_IOC_GOINGDOWN of %s: %s", path, strerror(errno));
+    close(fd);
+    return rc == 0 ? 0 : -1;
+}
+
+static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
+                         size_t whatlen, char *err, size_t errlen)
+{
+    char brick[200], img[256];
+    brick_of(h, brick, sizeof brick);
+    snprintf(img, sizeof img, "%s/brick.img", h->home);
+    if (!on) {
+        /* A process that holds the brick's mount (found before the
+         * freeze: a stopped process is not a live one). */
+        uint64_t start = 0;
+        pid_t holder = lab_live_in(h, "glusterfsd", &start);
+        unsigned frozen = 0;
+        proc_each_in_netns(h->netns, freeze_one, &frozen);
+        uint64_t t0 = mono_ns();
+        char shut[512] = "nothing held the brick mounted";
+        if (holder) {
+            if (shut_down_brick(holder, start, brick, err, errlen) != 0) {
+                char e[256];
+                lab_kill_all_in(h->netns, e, sizeof e);
+                return -1;
+            }
+            snprintf(shut, sizeof shut, "brick's xfs shut down without log flush after %.3f s",
+                     (double)(mono_ns() - t0) / 1e9);
+        }
+        if (lab_kill_all_in(h->netns, err, errlen) != 0)
+            return -1;
+        snprintf(what, whatlen, "%u processes frozen, %s, all killed after %.3f s", frozen, shut,
+                 (double)(mono_ns() - t0) / 1e9);
+        return 0;
+    }
+    /* The last process took the mount namespace with it; the loop device
+     * lets the image go a moment later.  Mounting it again before that
+     * would meet the old filesystem (same UUID). */
+    uint64_t t0 = mono_ns(), until = t0 + 20000000000ull;
+    while (image_attached(img)) {
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "%s is still attached to a loop device 20 s after the power "
+                     "cut of %s", img, h->name);
+            return -1;
+        }
+        pause_ms(50);
+    }
+    uint64_t t1 = mono_ns();
+    if (gluster_restart(lab, h, fd, err, errlen) != 0)
+        return -1;
+    snprintf(what, whatlen, "brick image free after %.3f s, mounted again (xfs log replayed), "
+             "glusterd (pid %d) and bricks up after %.3f s more", (double)(t1 - t0) / 1e9,
+             (int)h->pid, (double)(mono_ns() - t1) / 1e9);
+    return 0;
+}
+
 static long gluster_heal_pending(const struct lab *lab, char *err, size_t errlen)
 {
     const char *info[] = {"volume", "heal", priv(lab)->volume, "info", "summary", NULL};
@@ -673,6 +811,7 @@ const struct lab_kind lab_gluster = {
     .lay_out = gluster_lay_out,
     .start = gluster_start,
     .restart = gluster_restart,
+    .power = gluster_power,
     .healthy = gluster_healthy,
     .status = gluster_status,
     .place = gluster_place,

@@ -14,14 +14,30 @@
  * controllers.  The write cache is off (every write synced before it
  * completes) unless [lab] write_cache = on.
  *
+ * With write_cache = on, each controller has a volatile write cache of its
+ * own between its tgtd and the shared file, as an array's controller has:
+ * a faultline-wcache process (wcache.c), a FUSE file LAB/cache-a/lun over
+ * lun.img that keeps written data in its memory until tgtd's fdatasync for
+ * SYNCHRONIZE CACHE.  cache_mirror = yes copies each controller's unflushed
+ * writes into the other's cache before they are acknowledged;
+ * flush = ignore makes both acknowledge SYNCHRONIZE CACHE without writing
+ * anything (a write-back cache without a battery that lies).
+ *
  * For faults, a controller's process (the default, or process = tgtd) is
  * its tgtd; the lab starts it again, configured as before, for restart and
- * restart_after.
+ * restart_after.  power-off of a controller kills its tgtd and its cache at
+ * once (what the cache held unflushed is gone); power-on starts an empty
+ * cache and tgtd again.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,15 +53,25 @@
 #define URL_MAX 512
 
 /* Its [lab] keys. */
+enum { FLUSH_HONOUR, FLUSH_IGNORE };
+
 struct iscsi_lab_opts {
     bool write_cache;
+    bool cache_mirror;
+    int flush;
 };
 _Static_assert(sizeof(struct iscsi_lab_opts) <= LAB_OPTS_MAX, "iscsi lab options");
 
 static const struct key_def iscsi_keys[] = {
     {"write_cache", KEY_BOOL, "off", NULL, LAB_OPT(struct iscsi_lab_opts, write_cache), 0, 0,
-     "iscsi: the lab LUN acknowledges writes from its cache (on) or only once they are on disk "
-     "(off)", 0},
+     "iscsi: each controller acknowledges writes from a volatile cache of its own, written to "
+     "the LUN at SYNCHRONIZE CACHE (on), or only once they are on disk (off)", 0},
+    {"cache_mirror", KEY_BOOL, "no", NULL, LAB_OPT(struct iscsi_lab_opts, cache_mirror), 0, 0,
+     "iscsi, write_cache = on: each controller's unflushed writes are copied into the other's "
+     "cache before they are acknowledged, so that a failover loses nothing", 0},
+    {"flush", KEY_CHOICE, "honour", "honour|ignore", LAB_OPT(struct iscsi_lab_opts, flush), 0,
+     0, "iscsi, write_cache = on: ignore makes the controllers acknowledge SYNCHRONIZE CACHE "
+     "without writing anything (a cache that lies)", 0},
 };
 
 /* Its own names, from the prefix. */
@@ -62,9 +88,167 @@ static struct iscsi_lab *priv(const struct lab *lab)
     return LAB_PRIV((struct lab *)lab, struct iscsi_lab);
 }
 
+static const struct iscsi_lab_opts *opts(const struct lab *lab)
+{
+    return LAB_OPTS(&lab->opts, const struct iscsi_lab_opts);
+}
+
 static bool write_cache(const struct lab *lab)
 {
-    return LAB_OPTS(&lab->opts, const struct iscsi_lab_opts)->write_cache;
+    return opts(lab)->write_cache;
+}
+
+/* --- a controller's write cache (faultline-wcache) --- */
+
+/* Where controller h's cache keeps its files: LAB/cache-a{,.sock,.pid,.log}. */
+static void cache_path(const struct lab *lab, const struct lab_host *h, const char *suffix,
+                       char *out, size_t n)
+{
+    snprintf(out, n, "%.127s/cache-%s%s", lab->dir, h->name + strlen(h->name) - 1, suffix);
+}
+
+/* The file tgtd of h exports: the shared file, or its cache's view of it. */
+static void backing_of(const struct lab *lab, const struct lab_host *h, char *out, size_t n)
+{
+    if (write_cache(lab))
+        cache_path(lab, h, "/lun", out, n);
+    else
+        snprintf(out, n, "%.159s", priv(lab)->lun);
+}
+
+/* faultline-wcache: next to this program (./faultline, build/asan/faultline
+ * and build/faultline-wcache), else on PATH. */
+static void wcache_program(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = '\0';
+        static const char *const near[] = {"/faultline-wcache", "/build/faultline-wcache",
+                                           "/../faultline-wcache"};
+        for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+            snprintf(out, n, "%s%s", self, near[i]);
+            if (access(out, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, n, "faultline-wcache");
+}
+
+/* The cache of h as its pid file says ("PID START"); 0 when none runs. */
+static pid_t cache_pid(const struct lab *lab, const struct lab_host *h, uint64_t *start)
+{
+    char path[200];
+    cache_path(lab, h, ".pid", path, sizeof path);
+    FILE *f = fopen(path, "r");
+    long pid = 0;
+    unsigned long long st = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%ld %llu", &pid, &st) != 2)
+        pid = 0;
+    fclose(f);
+    *start = st;
+    return pid > 0 && proc_state((pid_t)pid, st) == PROC_RUNNING ? (pid_t)pid : 0;
+}
+
+/* Waits (bounded: 10 s) until the cache of h serves its file. */
+static int wait_cache(const struct lab *lab, const struct lab_host *h, pid_t pid,
+                      uint64_t start, const char *log, char *err, size_t errlen)
+{
+    char lun[200];
+    cache_path(lab, h, "/lun", lun, sizeof lun);
+    uint64_t until = mono_ns() + 10000000000ull;
+    for (;;) {
+        struct stat st;
+        if (stat(lun, &st) == 0 && (uint64_t)st.st_size == lab->opts.size)
+            return 0;
+        enum proc_state ps = proc_state(pid, start);
+        if (ps == PROC_GONE || ps == PROC_ZOMBIE || mono_ns() > until) {
+            snprintf(err, errlen, "the write cache of %s %s; see %s", h->name,
+                     ps == PROC_GONE || ps == PROC_ZOMBIE ? "exited at start"
+                                                          : "does not serve its file in 10 s",
+                     log);
+            return -1;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Starts h's cache (empty, as after a power-up), recording its mount and
+ * process first. */
+static int start_cache(const struct lab *lab, const struct lab_host *h, int fd, char *err,
+                       size_t errlen)
+{
+    char mnt[200], sock[200], peer[200], pidf[200], log[200], prog[PATH_MAX + 32];
+    cache_path(lab, h, "", mnt, sizeof mnt);
+    cache_path(lab, h, ".sock", sock, sizeof sock);
+    cache_path(lab, h, ".pid", pidf, sizeof pidf);
+    cache_path(lab, h, ".log", log, sizeof log);
+    const struct lab_host *other = &lab->hosts[h == &lab->hosts[1] ? 2 : 1];
+    cache_path(lab, other, ".sock", peer, sizeof peer);
+    wcache_program(prog, sizeof prog);
+    if (lab_rec(fd, err, errlen, "dir %s", mnt) != 0 ||
+        lab_rec(fd, err, errlen, "file %s", log) != 0 ||
+        lab_rec(fd, err, errlen, "file %s", pidf) != 0 ||
+        lab_rec(fd, err, errlen, "socket %s", sock) != 0 ||
+        lab_rec(fd, err, errlen, "mount %s", mnt) != 0)
+        return -1;
+    if (mkdir(mnt, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", mnt, strerror(errno));
+        return -1;
+    }
+    char *argv[16];
+    int n = 0;
+    argv[n++] = prog;
+    argv[n++] = "--backing";
+    argv[n++] = priv((struct lab *)lab)->lun;
+    argv[n++] = "--mount";
+    argv[n++] = mnt;
+    argv[n++] = "--listen";
+    argv[n++] = sock;
+    if (opts(lab)->cache_mirror) {
+        argv[n++] = "--peer";
+        argv[n++] = peer;
+    }
+    if (opts(lab)->flush == FLUSH_IGNORE) {
+        argv[n++] = "--flush";
+        argv[n++] = "ignore";
+    }
+    argv[n] = NULL;
+    pid_t pid;
+    uint64_t start;
+    char rec[64];
+    if (proc_spawn(NULL, argv, log, &pid, &start, err, errlen) != 0)
+        return -1;
+    snprintf(rec, sizeof rec, "%d %llu\n", (int)pid, (unsigned long long)start);
+    if (lab_rec(fd, err, errlen, "pid cache-%s %d %llu", h->name, (int)pid,
+                (unsigned long long)start) != 0 ||
+        write_text(pidf, rec, err, errlen) != 0)
+        return -1;
+    return wait_cache(lab, h, pid, start, log, err, errlen);
+}
+
+/* Kills h's cache (what it held unflushed is gone) and detaches its dead
+ * mount. */
+static int stop_cache(const struct lab *lab, const struct lab_host *h, char *err,
+                      size_t errlen)
+{
+    uint64_t start = 0;
+    pid_t pid = cache_pid(lab, h, &start);
+    if (pid && proc_kill(pid, start, SIGKILL, err, errlen) != 0)
+        return -1;
+    char mnt[200];
+    cache_path(lab, h, "", mnt, sizeof mnt);
+    if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
+        snprintf(err, errlen, "cannot unmount %s: %s", mnt, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static void iscsi_lay_out(struct lab *lab)
@@ -165,8 +349,10 @@ static int export_lun(const struct lab *lab, const struct lab_host *h, char *err
     snprintf(params, sizeof params, "scsi_sn=%s,scsi_id=%s,vendor_id=FAULTLN,product_id=LABLUN",
              x->serial, x->serial);
     const char *target[] = {"--op", "new", "--mode", "target", "--tid", "1", "-T", x->iqn, NULL};
+    char backing[200];
+    backing_of(lab, h, backing, sizeof backing);
     const char *lu[] = {"--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1",
-                        "-b", x->lun, NULL};
+                        "-b", backing, NULL};
     const char *ids[] = {"--op", "update", "--mode", "logicalunit", "--tid", "1", "--lun", "1",
                          "--params", params, NULL};
     /* Caching mode page with WCE cleared: every write is on disk (synced)
@@ -215,6 +401,8 @@ static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *e
         lab_rec(fd, err, errlen, "socket %s/socket.%u.lock", TGTD_RUN_DIR, h->ctlport) != 0 ||
         lab_rec(fd, err, errlen, "file %s", h->log) != 0)
         return -1;
+    if (write_cache(lab) && start_cache(lab, h, fd, err, errlen) != 0)
+        return -1;
     return run_tgtd(lab, h, fd, err, errlen);
 }
 
@@ -222,6 +410,12 @@ static int start_controller(struct lab *lab, struct lab_host *h, int fd, char *e
 static int iscsi_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
     const char *lun = priv(lab)->lun;
+    if (!write_cache(lab) && (opts(lab)->cache_mirror || opts(lab)->flush != FLUSH_HONOUR)) {
+        snprintf(err, errlen, "%s needs write_cache = on (without a cache there is nothing to "
+                 "mirror, and every write is on disk before it completes)",
+                 opts(lab)->cache_mirror ? "cache_mirror = yes" : "flush = ignore");
+        return -1;
+    }
     if (lab_rec(fd, err, errlen, "file %s", lun) != 0 ||
         sparse_file(lun, lab->opts.size, 0600, err, errlen) != 0)
         return -1;
@@ -248,6 +442,52 @@ static int iscsi_restart(struct lab *lab, struct lab_host *h, int fd, char *err,
     return run_tgtd(lab, h, fd, err, errlen);
 }
 
+/* Power-off: tgtd first (no command reaches the cache after it), then the
+ * cache at once.  Power-on: an empty cache, then tgtd. */
+static int iscsi_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
+                       size_t whatlen, char *err, size_t errlen)
+{
+    if (!on) {
+        uint64_t cstart = 0;
+        pid_t cpid = write_cache(lab) ? cache_pid(lab, h, &cstart) : 0;
+        if (proc_kill(h->pid, h->start, SIGKILL, err, errlen) != 0 ||
+            (write_cache(lab) && stop_cache(lab, h, err, errlen) != 0))
+            return -1;
+        if (write_cache(lab))
+            snprintf(what, whatlen, "tgtd (pid %d) and its write cache (pid %d) killed, the "
+                     "cache's unflushed data gone", (int)h->pid, (int)cpid);
+        else
+            snprintf(what, whatlen, "tgtd (pid %d) killed; no write cache (write_cache = off)",
+                     (int)h->pid);
+        return 0;
+    }
+    enum proc_state st = proc_state(h->pid, h->start);
+    if (st == PROC_RUNNING || st == PROC_STOPPED) {
+        snprintf(err, errlen, "%s is still on: tgtd (pid %d) is %s", h->name, (int)h->pid,
+                 proc_state_name(st));
+        return -1;
+    }
+    if ((write_cache(lab) && start_cache(lab, h, fd, err, errlen) != 0) ||
+        run_tgtd(lab, h, fd, err, errlen) != 0)
+        return -1;
+    snprintf(what, whatlen, "tgtd started again (pid %d)%s", (int)h->pid,
+             write_cache(lab) ? " over an empty write cache" : "");
+    return 0;
+}
+
+/* With write caches: each controller's is running. */
+static bool iscsi_healthy(const struct lab *lab, char *why, size_t n)
+{
+    for (unsigned i = 1; write_cache(lab) && i < lab->nhosts; i++) {
+        uint64_t start;
+        if (!cache_pid(lab, &lab->hosts[i], &start)) {
+            snprintf(why, n, "the write cache of %s is not running", lab->hosts[i].name);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void iscsi_status(const struct lab *lab, struct json *j, FILE *out)
 {
     const struct iscsi_lab *x = priv(lab);
@@ -264,6 +504,10 @@ static void iscsi_status(const struct lab *lab, struct json *j, FILE *out)
         json_str(j, x->iqn);
         json_key(j, "write_cache");
         json_bool(j, write_cache(lab));
+        json_key(j, "cache_mirror");
+        json_bool(j, opts(lab)->cache_mirror);
+        json_key(j, "flush");
+        json_str(j, opts(lab)->flush == FLUSH_IGNORE ? "ignore" : "honour");
         json_obj_end(j);
         json_key(j, "portals");
         json_arr_begin(j);
@@ -274,8 +518,10 @@ static void iscsi_status(const struct lab *lab, struct json *j, FILE *out)
     }
     char size[32];
     format_size(lab->opts.size, size, sizeof size);
-    fprintf(out, "  LUN     %s, %s, serial %s, write cache %s\n", x->lun, size, x->serial,
-            write_cache(lab) ? "on" : "off");
+    fprintf(out, "  LUN     %s, %s, serial %s, write cache %s%s%s\n", x->lun, size, x->serial,
+            write_cache(lab) ? "on (one per controller)" : "off",
+            opts(lab)->cache_mirror ? ", mirrored" : "",
+            opts(lab)->flush == FLUSH_IGNORE ? ", flushes ignored" : "");
     for (unsigned i = 0; i < 2; i++)
         fprintf(out, "  %s %s\n", i ? "       " : "portals", x->portals[i]);
 }
@@ -315,6 +561,8 @@ const struct lab_kind lab_iscsi = {
     .lay_out = iscsi_lay_out,
     .start = iscsi_start,
     .restart = iscsi_restart,
+    .healthy = iscsi_healthy,
+    .power = iscsi_power,
     .status = iscsi_status,
     .place = iscsi_place,
     .process = iscsi_process,

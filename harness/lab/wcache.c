@@ -27,7 +27,10 @@
  *              cache without its partner must not hold data alone.
  * --flush ignore  acknowledges fsync without writing anything: a
  *              write-back cache that lies about its flushes (the scenario
- *              that must fail).
+ *              that must fail).  It still destages on its own schedule, as
+ *              write-back caches do: once a second, the pages dirty since
+ *              the tick before go to FILE.  So a power cut finds older data
+ *              on FILE for some blocks (lost writes) and none for others.
  *
  * The cache works in pages of 4 KiB; a write of part of a page fills the
  * rest from the cache or FILE first.  Every file is opened with direct_io,
@@ -408,6 +411,39 @@ static int flush_all(void)
     return 0;
 }
 
+static bool own_page_up_to(const struct page *p, uint64_t upto)
+{
+    return p->origin == 0 && p->seq <= upto;
+}
+
+/* --flush ignore: once a second, the pages written before the previous
+ * tick go to FILE, never because a flush asked for it. */
+static void *destage_loop(void *arg)
+{
+    (void)arg;
+    uint64_t mark = 0;
+    for (;;) {
+        sleep(1);
+        pthread_mutex_lock(&C.mu);
+        int err = 0;
+        for (size_t i = 0; i < C.cap && !err; i++) {
+            const struct page *p = &C.tab[i];
+            if (p->used && own_page_up_to(p, mark) &&
+                pwrite(C.backing, p->data, PAGE, (off_t)(p->index * PAGE)) != PAGE)
+                err = errno ? errno : EIO;
+        }
+        if (!err && fdatasync(C.backing) != 0)
+            err = errno;
+        if (!err)
+            err = -rebuild(own_page_up_to, mark);
+        if (err)
+            fprintf(stderr, "faultline-wcache: destaging failed: %s\n", strerror(err));
+        mark = C.seq;
+        pthread_mutex_unlock(&C.mu);
+    }
+    return NULL;
+}
+
 static int wc_write(const char *path, const char *buf, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
@@ -543,6 +579,14 @@ int main(int argc, char **argv)
             pthread_create(&t, NULL, mirror_listen, (void *)(intptr_t)l) != 0) {
             fprintf(stderr, "faultline-wcache: cannot listen on %s: %s\n", C.listen_path,
                     strerror(errno));
+            return 1;
+        }
+        pthread_detach(t);
+    }
+    if (C.flush_ignore) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, destage_loop, NULL) != 0) {
+            fprintf(stderr, "faultline-wcache: cannot start destaging\n");
             return 1;
         }
         pthread_detach(t);
