@@ -53,6 +53,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -211,7 +212,10 @@ static void take_signals(void)
         C.drop = 0;
         size_t n = C.used;
         rebuild(every_page, 0);
-        fprintf(stderr, "faultline-wcache: dropped %zu unflushed pages (SIGUSR1)\n", n);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(stderr, "faultline-wcache: dropped %zu unflushed pages (SIGUSR1) at %lld.%06ld\n",
+                n, (long long)ts.tv_sec, ts.tv_nsec / 1000);
     }
     if (C.report) {
         C.report = 0;
