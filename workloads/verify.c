@@ -30,6 +30,16 @@ static const char *op_name(enum io_op op)
     return op == IO_READ ? "read" : op == IO_WRITE ? "write" : "flush";
 }
 
+/* What the read found, as the classification says, into its finding. */
+static void found(struct finding *f, const struct classification *vd)
+{
+    f->found_gen = vd->found_gen;
+    f->found_known = vd->found_known;
+    if (vd->found_known)
+        f->found_written_ns = vd->found_written_ns;
+    snprintf(f->detail, sizeof f->detail, "%s", vd->detail);
+}
+
 void verify_read(struct verifier *v, const struct io *io, bool online, const char *phase)
 {
     uint64_t local = io->block / v->workers;
@@ -61,11 +71,7 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
         if (v->reverted) {
             f.cls = c;
             f.expected_gen = e.acked;
-            f.found_gen = vd.found_gen;
-            f.found_known = vd.found_known;
-            if (vd.found_known)
-                f.found_written_ns = vd.found_written_ns;
-            snprintf(f.detail, sizeof f.detail, "%s", vd.detail);
+            found(&f, &vd);
             findings_add(v->reverted, &f);
         }
     } else if (!class_is_finding(c)) {
@@ -75,11 +81,7 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
         f.offset = io->offset + (uint64_t)vd.sector * FL_SECTOR;
         if (c == CLS_LOST_WRITE || c == CLS_ZEROED)
             f.expected_gen = e.lo;
-        f.found_gen = vd.found_gen;
-        f.found_known = vd.found_known;
-        if (vd.found_known)
-            f.found_written_ns = vd.found_written_ns;
-        snprintf(f.detail, sizeof f.detail, "%s", vd.detail);
+        found(&f, &vd);
         findings_add(v->findings, &f);
     }
     statemap_read_done(v->map, local);

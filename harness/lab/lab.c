@@ -837,6 +837,18 @@ int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, 
     return 0;
 }
 
+/* The lab's state file, open for appending what a restart or power-on
+ * starts.  The descriptor, or -1 with err. */
+static int state_append(const struct lab *lab, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    state_path(lab->kind, lab->prefix, path, sizeof path);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    return fd;
+}
+
 int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen)
 {
     struct lab now; /* the state as it is: PIDs change with every restart */
@@ -847,13 +859,9 @@ int lab_restart(const struct lab *lab, const char *host, char *err, size_t errle
         snprintf(err, errlen, "lab host %s has no service to start", host);
         return -1;
     }
-    char path[PATH_MAX];
-    state_path(now.kind, now.prefix, path, sizeof path);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    int fd = state_append(&now, err, errlen);
+    if (fd < 0)
         return -1;
-    }
     /* The new PID goes after the old one: the newest record of a host wins,
      * and `lab down` kills every recorded one. */
     int rc = now.kind->restart(&now, h, fd, err, errlen);
@@ -873,13 +881,9 @@ int lab_power(const struct lab *lab, const char *host, bool on, char *what, size
                  now.kind->name, host);
         return -1;
     }
-    char path[PATH_MAX];
-    state_path(now.kind, now.prefix, path, sizeof path);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    int fd = state_append(&now, err, errlen);
+    if (fd < 0)
         return -1;
-    }
     what[0] = '\0';
     int rc = now.kind->power(&now, h, on, fd, what, whatlen, err, errlen);
     close(fd);

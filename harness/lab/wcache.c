@@ -105,28 +105,44 @@ static struct page *find(uint64_t index)
     }
 }
 
-static int grow(void)
+/* Puts page p (a copy) into the table, which has room. */
+static void place(const struct page *p)
 {
-    size_t oldcap = C.cap;
-    struct page *old = C.tab;
-    size_t cap = oldcap ? oldcap * 2 : 1024;
+    size_t j = slot(p->index);
+    while (C.tab[j].used)
+        j = (j + 1) & (C.cap - 1);
+    C.tab[j] = *p;
+    C.used++;
+}
+
+/* A new table of cap slots with the pages of the old one that drop() does
+ * not say to forget (drop NULL: all of them); the others' data is freed.
+ * When memory is short, the old table stays as it was. */
+static int retable(size_t cap, bool (*drop)(const struct page *p, uint64_t arg), uint64_t arg)
+{
     struct page *tab = calloc(cap, sizeof *tab);
     if (!tab)
         return -ENOMEM;
+    struct page *old = C.tab;
+    size_t oldcap = C.cap;
     C.tab = tab;
     C.cap = cap;
     C.used = 0;
     for (size_t i = 0; i < oldcap; i++) {
         if (!old[i].used)
             continue;
-        size_t j = slot(old[i].index);
-        while (C.tab[j].used)
-            j = (j + 1) & (C.cap - 1);
-        C.tab[j] = old[i];
-        C.used++;
+        if (drop && drop(&old[i], arg))
+            free(old[i].data);
+        else
+            place(&old[i]);
     }
     free(old);
     return 0;
+}
+
+static int grow(void)
+{
+    return retable(C.cap ? C.cap * 2 : 1024, NULL, 0);
 }
 
 /* The dirty page of index, created (filled from FILE) when absent. */
@@ -160,37 +176,11 @@ static struct page *page_for(uint64_t index, int *err)
     return p;
 }
 
-/* Rebuilds the table without the pages drop() says to forget. */
+/* Rebuilds the table without the pages drop() says to forget (at the
+ * same size: what stays fits). */
 static int rebuild(bool (*drop)(const struct page *p, uint64_t arg), uint64_t arg)
 {
-    size_t oldcap = C.cap;
-    struct page *old = C.tab;
-    C.tab = NULL;
-    C.cap = 0;
-    C.used = 0;
-    int err = grow();
-    if (err) {
-        C.tab = old;
-        C.cap = oldcap;
-        return err;
-    }
-    for (size_t i = 0; i < oldcap; i++) {
-        if (!old[i].used)
-            continue;
-        if (drop(&old[i], arg)) {
-            free(old[i].data);
-            continue;
-        }
-        size_t j = slot(old[i].index);
-        while (C.tab[j].used)
-            j = (j + 1) & (C.cap - 1);
-        C.tab[j] = old[i];
-        C.used++;
-        if ((C.used + 1) * 2 > C.cap && (err = grow()) != 0)
-            break;
-    }
-    free(old);
-    return err;
+    return retable(C.cap ? C.cap : 1024, drop, arg);
 }
 
 static bool every_page(const struct page *p, uint64_t arg)
