@@ -37,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,6 +233,32 @@ static int start_cache(const struct lab *lab, const struct lab_host *h, int fd, 
         write_text(pidf, rec, err, errlen) != 0)
         return -1;
     return wait_cache(lab, h, pid, start, log, err, errlen);
+}
+
+/* How many pages h's cache holds that are not on the LUN (asked on its
+ * socket, answered once any flush under way is done).  -1: no answer. */
+static long cache_dirty(const struct lab *lab, const struct lab_host *h)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    char path[200];
+    cache_path(lab, h, ".sock", path, sizeof path);
+    if (strlen(path) >= sizeof a.sun_path)
+        return -1;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct timeval tv = {.tv_sec = 2};
+    char q[1 + 2 * sizeof(uint64_t)] = {'C'}, text[32];
+    ssize_t n = -1;
+    if (s >= 0 && setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+        connect(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+        send(s, q, sizeof q, MSG_NOSIGNAL) == (ssize_t)sizeof q)
+        n = recv(s, text, sizeof text - 1, 0);
+    if (s >= 0)
+        close(s);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    return strtol(text, NULL, 10);
 }
 
 /* Kills h's cache (what it held unflushed is gone) and detaches its dead
@@ -450,12 +478,22 @@ static int iscsi_power(struct lab *lab, struct lab_host *h, bool on, int fd, cha
     if (!on) {
         uint64_t cstart = 0;
         pid_t cpid = write_cache(lab) ? cache_pid(lab, h, &cstart) : 0;
-        if (proc_kill(h->pid, h->start, SIGKILL, err, errlen) != 0 ||
-            (write_cache(lab) && stop_cache(lab, h, err, errlen) != 0))
+        /* tgtd first: then nothing new reaches the cache, which is asked
+         * what it holds (for the report: a cut that found it clean loses
+         * nothing, and nothing can revert) and killed at once.  The answer
+         * waits for a flush under way: that one the cache finishes. */
+        if (proc_kill(h->pid, h->start, SIGKILL, err, errlen) != 0)
             return -1;
+        long dirty = write_cache(lab) ? cache_dirty(lab, h) : 0;
+        if (write_cache(lab) && stop_cache(lab, h, err, errlen) != 0)
+            return -1;
+        char held[64] = "its unflushed pages";
+        if (dirty >= 0)
+            snprintf(held, sizeof held, "%ld unflushed pages", dirty);
         if (write_cache(lab))
-            snprintf(what, whatlen, "tgtd (pid %d) and its write cache (pid %d) killed, the "
-                     "cache's unflushed data gone", (int)h->pid, (int)cpid);
+            snprintf(what, whatlen, "tgtd (pid %d) and its write cache (pid %d) killed, %s gone%s",
+                     (int)h->pid, (int)cpid, held,
+                     opts(lab)->cache_mirror ? " from it (mirrored in the other's)" : "");
         else
             snprintf(what, whatlen, "tgtd (pid %d) killed; no write cache (write_cache = off)",
                      (int)h->pid);

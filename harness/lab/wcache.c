@@ -17,6 +17,9 @@
  *     with the controller still up (for tests that need the file to stay);
  *   - SIGUSR2 prints how much is dirty to stderr.
  *
+ * --listen SOCK  where the peer's mirrored writes arrive; there, a message
+ *              of type 'C' asks how many pages are not on FILE (the lab
+ *              asks before a power cut, to say what the cut cost).
  * --peer SOCK  mirrors each write into the other controller's cache (its
  *              --listen SOCK) before acknowledging it, as dual-controller
  *              arrays do; the peer keeps it as dirty data of its own, so
@@ -59,6 +62,7 @@
 #define PAGE 4096u
 #define MSG_WRITE 'W' /* a mirrored page: its index, sequence and data */
 #define MSG_FORGET 'F' /* the sender flushed: forget its copies up to a sequence */
+#define MSG_COUNT 'C'  /* how many pages are not on FILE: answered as decimal text */
 
 /* A dirty page.  origin: 0 this cache's own write, 1 a copy mirrored from
  * the peer; seq orders the writes of its origin. */
@@ -270,6 +274,13 @@ static void *mirror_conn(void *arg)
             }
         } else if (m.type == MSG_FORGET) {
             err = rebuild(peer_copy_covered, m.seq);
+        } else if (m.type == MSG_COUNT) {
+            char text[32];
+            int len = snprintf(text, sizeof text, "%zu", C.used);
+            pthread_mutex_unlock(&C.mu);
+            if (send(s, text, (size_t)len, MSG_NOSIGNAL) != len)
+                break;
+            continue;
         }
         pthread_mutex_unlock(&C.mu);
         char ack = err ? 'E' : 'A';

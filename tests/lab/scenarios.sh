@@ -58,7 +58,9 @@ why() {
     # back reverted (allowed, counted per cut) after the failover to B; with
     # it none did; a gluster server's brick went down without its log (its
     # heal is reported, or the entries it left: see the scenario)
-    iscsi-controller-power) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and .power[0].reverted > 0 and .counts.reverted == .power[0].reverted and .counts["lost-write"] == 0 and ([.faults[0].path_events[] | select(.event == "switch")] | length >= 1)' ;;
+    # (reverted > 0 unless the cut found A's cache nearly clean, a flush just
+    # done: then it lost nothing to revert; 0 of 15 measured runs)
+    iscsi-controller-power) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and (.power[0].reverted > 0 or (.faults[0].detail | capture("killed, (?<n>[0-9]+) unflushed pages").n | tonumber) < 20) and .counts.reverted == .power[0].reverted and .counts["lost-write"] == 0 and ([.faults[0].path_events[] | select(.event == "switch")] | length >= 1)' ;;
     iscsi-controller-power-mirrored) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and .power[0].reverted == 0 and .counts.reverted == 0 and ([.faults[0].path_events[] | select(.event == "switch")] | length >= 1)' ;;
     gluster-server-power) WHY=".power[0].fault == \"power-gs2\" and .power[0].writes_at_risk > 0 and (.faults[0].detail | contains(\"xfs shut down without log flush\")) and .metadata.ops.create > 0" ;;
     # must fail: the flushes A acknowledged were lies, so blocks older than
