@@ -118,8 +118,13 @@ json "$R" '.counts["lost-write"] + .counts["stale-read"] > 0' true
 echo "  without loses: $(jq -r '"lost-write \(.counts["lost-write"]), stale-read \(.counts["stale-read"])"' "$R"), $(dropped) pages dropped"
 
 # The run itself SIGKILLed, then the cache cut: verify calls what is gone
-# the crash's cost.
-SCN=$(DURATION=60s SIZE=8MiB TARGET_KEYS="" scenario crash "flush = 8000")
+# the crash's cost.  The run never flushes (its first flush would come
+# about when it is killed): so every block holds writes acknowledged and
+# never flushed.  (With a flush shortly before the kill, verify found the
+# blocks the cache dropped since at their flushed generation and called
+# them ok, not reverted, in 2 of 8 runs: allowed either way, so no false
+# finding, but the crash's cost is then undercounted; left to look into.)
+SCN=$(DURATION=60s SIZE=8MiB TARGET_KEYS="" scenario crash "flush = 100000000")
 sed -i "s|^path = .*|path = $WORK/mnt/lun|; /^size = /d" "$SCN"
 tries=0
 while :; do
