@@ -154,6 +154,10 @@ void report_where(const struct report *r, const struct finding *f, char *path, s
 int report_write_junit(const struct report *r, char *err, size_t errlen);
 int report_write_html(const struct report *r, char *err, size_t errlen);
 
+/* The start of an HTML page of faultline's look, up to and with <body>
+ * (the title names the run and its verdict). */
+void report_html_head(FILE *f, const char *name, const char *verdict);
+
 struct json;
 
 /* An io_stats as a JSON object (reads, writes, ..., iops). */

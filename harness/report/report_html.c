@@ -20,37 +20,10 @@
 #include <time.h>
 
 #include "report.h"
+#include "report_svg.h"
 
-#define PLOT_W 960.0
-#define PLOT_H 230.0
-#define PAD_L 70.0
-#define PAD_R 20.0
-#define PAD_T 36.0
-#define PAD_B 34.0
 #define MAX_POINTS 960
 #define FINDINGS_SHOWN 200
-
-/* A round step for about `want` ticks over [0, max]. */
-static double nice_step(double max, int want)
-{
-    if (max <= 0)
-        return 1;
-    double raw = max / want, mag = pow(10, floor(log10(raw)));
-    double r = raw / mag;
-    return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
-}
-
-static void fmt_count(double v, char *out, size_t n)
-{
-    if (v >= 1e6)
-        snprintf(out, n, "%.1fM", v / 1e6);
-    else if (v >= 1e4)
-        snprintf(out, n, "%.0fk", v / 1e3);
-    else if (v >= 1e3)
-        snprintf(out, n, "%.1fk", v / 1e3);
-    else
-        snprintf(out, n, "%.0f", v);
-}
 
 /* The series squeezed to at most MAX_POINTS points: IOPS averaged, latency
  * and errors as the worst of the merged buckets. */
@@ -89,81 +62,6 @@ static void squeeze(const struct buckets *s, uint64_t end_ns, struct points *p)
     p->span_s = (double)used * w;
 }
 
-struct frame {
-    double span_s, ymax;
-    bool log;
-    double lmin, lmax; /* log10 range */
-};
-
-static double px(const struct frame *fr, double t)
-{
-    return PAD_L + (fr->span_s > 0 ? t / fr->span_s : 0) * (PLOT_W - PAD_L - PAD_R);
-}
-
-static double py(const struct frame *fr, double v)
-{
-    double h = PLOT_H - PAD_T - PAD_B, frac;
-    if (fr->log) {
-        double l = log10(v > 0 ? v : pow(10, fr->lmin));
-        frac = (l - fr->lmin) / (fr->lmax - fr->lmin);
-    } else {
-        frac = fr->ymax > 0 ? v / fr->ymax : 0;
-    }
-    if (frac < 0)
-        frac = 0;
-    if (frac > 1)
-        frac = 1;
-    return PAD_T + h * (1 - frac);
-}
-
-/* Shaded windows of the faults, labelled, behind the curve. */
-static void fault_windows(FILE *f, const struct report *r, const struct frame *fr)
-{
-    static const char *const tint[] = {"#f4a261", "#e76f51", "#2a9d8f", "#8ab17d", "#b5838d",
-                                       "#6d6875"};
-    for (unsigned i = 0; i < r->nfaults; i++) {
-        const struct fault *x = &r->faults[i];
-        if (!x->injected_ns)
-            continue;
-        double a = px(fr, (double)x->injected_ns / 1e9);
-        double b = px(fr, (double)(x->cleared_ns > x->injected_ns ? x->cleared_ns
-                                                                   : x->injected_ns) / 1e9);
-        if (b - a < 2)
-            b = a + 2;
-        const char *c = tint[i % (sizeof tint / sizeof tint[0])];
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-                   "fill-opacity=\"0.22\" stroke=\"%s\" stroke-opacity=\"0.6\"><title>",
-                a, PAD_T, b - a, PLOT_H - PAD_T - PAD_B, c, c);
-        report_escape(f, x->spec.name);
-        fprintf(f, " (%s): %.3f s .. %.3f s</title></rect>\n", x->ops->action,
-                (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9);
-        /* Labels alternate between two lines so that close faults stay legible. */
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"flabel\" fill=\"%s\">", a + 3,
-                i % 2 ? PAD_T - 20 : PAD_T - 5, c);
-        report_escape(f, x->spec.name);
-        fprintf(f, "</text>\n");
-    }
-}
-
-static void x_axis(FILE *f, const struct frame *fr)
-{
-    double step = nice_step(fr->span_s, 10);
-    for (double t = 0; t <= fr->span_s + 1e-9; t += step) {
-        double x = px(fr, t);
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
-                x, PAD_T, PLOT_H - PAD_B);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%g s</text>\n",
-                x, PLOT_H - PAD_B + 16, t);
-    }
-}
-
-static void begin_svg(FILE *f, const char *title)
-{
-    fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
-               "xmlns=\"http://www.w3.org/2000/svg\"><title>%s</title>\n",
-            PLOT_W, PLOT_H, title);
-}
-
 /* A run over several clients: one throughput line per client, coloured,
  * under the combined one, with a legend. */
 static void client_lines(FILE *f, const struct report *r, const struct frame *fr)
@@ -184,7 +82,7 @@ static void client_lines(FILE *f, const struct report *r, const struct frame *fr
         squeeze(c->series, r->end_ns, q);
         fprintf(f, "<polyline class=\"client\" stroke=\"%s\" points=\"", h);
         for (size_t i = 0; i < q->n; i++)
-            fprintf(f, "%.1f,%.1f ", px(fr, q->t[i]), py(fr, q->iops[i]));
+            fprintf(f, "%.1f,%.1f ", svg_x(fr, q->t[i]), svg_y(fr, q->iops[i]));
         fprintf(f, "\"><title>client %u</title></polyline>\n", c->rank);
     }
     free(q);
@@ -247,23 +145,15 @@ static void plot_iops(FILE *f, const struct report *r, const struct points *p)
     for (size_t i = 0; i < p->n; i++)
         if (p->iops[i] > ymax)
             ymax = p->iops[i];
-    double step = nice_step(ymax, 4);
+    double step = svg_nice_step(ymax, 4);
     ymax = ceil(ymax / step) * step;
     struct frame fr = {.span_s = p->span_s, .ymax = ymax};
-    begin_svg(f, "throughput over time");
-    fault_windows(f, r, &fr);
-    x_axis(f, &fr);
-    for (double v = 0; v <= ymax + 1e-9; v += step) {
-        char lab[32];
-        fmt_count(v, lab, sizeof lab);
-        double y = py(&fr, v);
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
-                PAD_L, PLOT_W - PAD_R, y, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
-                PAD_L - 6, y + 4, lab);
-    }
+    svg_begin(f, "throughput over time");
+    svg_fault_windows(f, r->faults, r->nfaults, &fr);
+    svg_x_axis(f, &fr);
+    svg_y_axis(f, &fr, step, NULL, "IOPS");
     if (r->baseline.known) {
-        double y = py(&fr, r->baseline.iops), y90 = py(&fr, r->baseline.iops * 0.9);
+        double y = svg_y(&fr, r->baseline.iops), y90 = svg_y(&fr, r->baseline.iops * 0.9);
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"base\"/>\n",
                 PAD_L, PLOT_W - PAD_R, y, y);
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"base90\"/>\n",
@@ -273,19 +163,16 @@ static void plot_iops(FILE *f, const struct report *r, const struct points *p)
     }
     fprintf(f, "<polyline class=\"iops\" points=\"");
     for (size_t i = 0; i < p->n; i++)
-        fprintf(f, "%.1f,%.1f ", px(&fr, p->t[i]), py(&fr, p->iops[i]));
+        fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, p->iops[i]));
     fprintf(f, "\"/>\n");
     client_lines(f, r, &fr);
     for (size_t i = 0; i < p->n; i++)
         if (p->errors[i])
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"err\">"
                        "<title>%" PRIu64 " failed I/Os near %.2f s</title></line>\n",
-                    px(&fr, p->t[i]), px(&fr, p->t[i]), PLOT_H - PAD_B, PLOT_H - PAD_B - 10,
+                    svg_x(&fr, p->t[i]), svg_x(&fr, p->t[i]), PLOT_H - PAD_B, PLOT_H - PAD_B - 10,
                     p->errors[i], p->t[i]);
-    fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
-               "text-anchor=\"middle\">IOPS</text>\n",
-            PLOT_H / 2, PLOT_H / 2);
-    fprintf(f, "</svg>\n");
+    svg_end(f);
 }
 
 static void plot_latency(FILE *f, const struct report *r, const struct points *p)
@@ -298,11 +185,11 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
                        .lmax = ceil(log10(max > 0.01 ? max : 0.01))};
     if (fr.lmax <= fr.lmin)
         fr.lmax = fr.lmin + 1;
-    begin_svg(f, "slowest I/O per bucket over time");
-    fault_windows(f, r, &fr);
-    x_axis(f, &fr);
+    svg_begin(f, "slowest I/O per bucket over time");
+    svg_fault_windows(f, r->faults, r->nfaults, &fr);
+    svg_x_axis(f, &fr);
     for (int e = (int)fr.lmin; e <= (int)fr.lmax; e++) {
-        double v = pow(10, e), y = py(&fr, v);
+        double v = pow(10, e), y = svg_y(&fr, v);
         char lab[32];
         if (v >= 1000)
             snprintf(lab, sizeof lab, "%g s", v / 1000);
@@ -316,13 +203,13 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
     fprintf(f, "<polyline class=\"lat\" points=\"");
     for (size_t i = 0; i < p->n; i++)
         if (p->lat_ms[i] > 0)
-            fprintf(f, "%.1f,%.1f ", px(&fr, p->t[i]), py(&fr, p->lat_ms[i]));
+            fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, p->lat_ms[i]));
     fprintf(f, "\"/>\n");
     (void)r;
     fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
                "text-anchor=\"middle\">slowest I/O</text>\n",
             PLOT_H / 2, PLOT_H / 2);
-    fprintf(f, "</svg>\n");
+    svg_end(f);
 }
 
 static void td_time(FILE *f, bool known, double s)
@@ -496,6 +383,15 @@ static const char css[] =
     "svg .client{fill:none;stroke-width:1.1;stroke-opacity:0.85}"
     "code{background:#f3f5f8;padding:0 4px;border-radius:3px}";
 
+void report_html_head(FILE *f, const char *name, const char *verdict)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+               "<title>faultline: ");
+    report_escape(f, name);
+    fprintf(f, " %s</title><style>%s</style></head><body>\n", verdict, css);
+}
+
 int report_write_html(const struct report *r, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
@@ -503,11 +399,7 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
     if (!f)
         return -1;
     const char *v = report_verdict(r);
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-               "<title>faultline: ");
-    report_escape(f, r->sc->name);
-    fprintf(f, " %s</title><style>%s</style></head><body>\n", v, css);
+    report_html_head(f, r->sc->name, v);
     fprintf(f, "<h1><span class=\"verdict v-%s\">%s</span>", v,
             strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
     report_escape(f, r->sc->name);
