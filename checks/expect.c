@@ -1,6 +1,7 @@
 /* expect — see expect.h.  The tables are the reference of [expect]. */
 #include "expect.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const struct metric_def run_metrics[M_RUN_COUNT] = {
@@ -49,7 +50,27 @@ const struct metric_def run_metrics[M_RUN_COUNT] = {
                 "heal; one that never healed fails it)"},
     [M_MAX_LATENCY] = {"max_latency", true, false, "the slowest I/O of the workload"},
     [M_IOPS] = {"iops", false, false, "reads and writes per second over the workload"},
+    [M_PASS_RATE] = {"pass_rate", false, false,
+                     "repeat = N: the share of repetitions that passed, as N% (default 100%)",
+                     true},
 };
+
+const char *const dist_stat_names[DS_COUNT] = {"", "min", "p50", "p95", "max", "mean", "sd"};
+
+enum dist_stat expect_split_stat(const char *name, char *base, size_t n)
+{
+    size_t len = strlen(name);
+    for (int s = DS_COUNT - 1; s > DS_NONE; s--) {
+        size_t sl = strlen(dist_stat_names[s]);
+        if (len > sl + 1 && name[len - sl - 1] == '_' &&
+            strcmp(name + len - sl, dist_stat_names[s]) == 0) {
+            snprintf(base, n, "%.*s", (int)(len - sl - 1), name);
+            return (enum dist_stat)s;
+        }
+    }
+    snprintf(base, n, "%s", name);
+    return DS_NONE;
+}
 
 const struct metric_def fault_metrics[F_COUNT] = {
     [F_STALL] = {"stall", true, false,
@@ -143,4 +164,9 @@ bool expect_holds(const struct expect_rule *e, double measured, bool known)
 const struct metric_def *expect_metric(const struct expect_rule *e)
 {
     return e->fault >= 0 ? &fault_metrics[e->metric] : &run_metrics[e->metric];
+}
+
+bool expect_over_repeats(const struct expect_rule *e)
+{
+    return e->stat != DS_NONE || (e->fault < 0 && e->metric == M_PASS_RATE);
 }

@@ -11,6 +11,12 @@
  *   [fault bounce]
  *   expect_stall <= 8s       # the same, for one fault's window
  *
+ * With repeat = N (repeat.h) a metric with a suffix _min, _p50, _p95,
+ * _max, _mean or _sd is that statistic over the repetitions
+ * (`recovery_p95 <= 8s`, `expect_stall_p95 <= 5s`), and pass_rate is the
+ * share of repetitions that passed (`pass_rate = 100%`).  Each repetition
+ * checks the plain rules; only the summary checks these.
+ *
  * Every metric is a number: a count, or seconds (written as a duration).
  * The integrity metrics (lost_writes, stale_reads, torn, misdirected,
  * corrupt, zeroed, io_errors, missing_files, unexpected_files, wrong_sizes),
@@ -55,6 +61,7 @@ enum run_metric {
     M_HEAL,
     M_MAX_LATENCY,
     M_IOPS,
+    M_PASS_RATE, /* repetitions that passed, in percent (repeats only) */
     M_RUN_COUNT
 };
 
@@ -76,7 +83,18 @@ struct metric_def {
     bool seconds;      /* a duration; else a count */
     bool integrity;    /* 0 unless the scenario says otherwise (run metrics only) */
     const char *help;
+    bool percent;      /* written as N% (pass_rate) */
 };
+
+/* A statistic over the repetitions of a scenario; DS_NONE: one run's value. */
+enum dist_stat { DS_NONE, DS_MIN, DS_P50, DS_P95, DS_MAX, DS_MEAN, DS_SD, DS_COUNT };
+
+/* "", "min", "p50", "p95", "max", "mean", "sd". */
+extern const char *const dist_stat_names[DS_COUNT];
+
+/* Splits "recovery_p95" into "recovery" (base) and DS_P95; a name without
+ * a statistic's suffix is copied whole with DS_NONE. */
+enum dist_stat expect_split_stat(const char *name, char *base, size_t n);
 
 extern const struct metric_def run_metrics[M_RUN_COUNT];
 extern const struct metric_def fault_metrics[F_COUNT];
@@ -95,6 +113,7 @@ struct expect_rule {
     enum expect_op op;
     double value;        /* seconds or count */
     int line;            /* in the scenario; 0: an integrity rule nobody wrote */
+    enum dist_stat stat; /* DS_NONE, or a statistic over the repetitions */
     char text[80];       /* "max_stall <= 20s", as written */
 };
 
@@ -105,5 +124,9 @@ bool expect_holds(const struct expect_rule *e, double measured, bool known);
 
 /* The metric's definition. */
 const struct metric_def *expect_metric(const struct expect_rule *e);
+
+/* Whether the rule is about the repetitions (a statistic, pass_rate):
+ * only the summary of repeats checks it. */
+bool expect_over_repeats(const struct expect_rule *e);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../faults/agent.h"
@@ -18,8 +19,9 @@
 static const char usage_main[] =
     "usage: faultline VERB [ARGS]\n"
     "\n"
-    "  run FILE [--out DIR] [--quiet] [--keep-lab]\n"
-    "                                   run a scenario; reports go to DIR\n"
+    "  run FILE [--out DIR] [--quiet] [--keep-lab] [--repeat N]\n"
+    "                                   run a scenario (N times: DIR/rep-K and a\n"
+    "                                   summary); reports go to DIR\n"
     "                                   (default runs/<time>-<name>/)\n"
     "  verify DIR [--quiet]             re-read the target of a finished (or crashed)\n"
     "                                   run from its saved state and report again\n"
@@ -36,6 +38,7 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: faultline run FILE [--out DIR] [--quiet] [--keep-lab] [--client-dir PATH]\n"
+    "                          [--repeat N]\n"
     "\n"
     "Runs the scenario in FILE: the workload for `duration` with every read\n"
     "verified, a final flush, then a sweep that reads every written block once.\n"
@@ -50,6 +53,12 @@ static const char usage_run[] =
     "  --client-dir PATH  several clients: each rank keeps its state, journal and\n"
     "              findings in PATH/client-R (e.g. a node's local disk while DIR is\n"
     "              shared); DIR/client-R is a link to it\n"
+    "  --repeat N  run the scenario N times (overrides [scenario] repeat): the lab comes\n"
+    "              up once and is checked between repetitions; each repetition is a\n"
+    "              whole run in DIR/rep-K; DIR/report.txt, report.json and report.html\n"
+    "              give each metric's distribution (min, p50, p95, max, mean, sd), the\n"
+    "              verdicts (passed K of N) and the rules over repetitions\n"
+    "              (recovery_p95 <= 8s, expect_stall_p95 <= 5s, pass_rate = 100%)\n"
     "\n"
     "Several clients: under `mpirun --enable-recovery -n N` (or srun) every rank is a\n"
     "client: rank 0 runs the faults and writes the report, rank r owns the blocks b\n"
@@ -138,6 +147,12 @@ static int verb_run(int argc, char **argv)
             o.quiet = 1;
         } else if (strcmp(argv[i], "--keep-lab") == 0) {
             o.keep_lab = 1;
+        } else if (strcmp(argv[i], "--repeat") == 0) {
+            char *end;
+            unsigned long n = ++i < argc ? strtoul(argv[i], &end, 10) : 0;
+            if (i >= argc || !*argv[i] || *end || n < 1 || n > 1000)
+                return bad_usage("--repeat needs a count from 1 to 1000", NULL, usage_run);
+            o.repeat = (unsigned)n;
         } else if (strcmp(argv[i], "--client-dir") == 0) {
             if (++i >= argc)
                 return bad_usage("--client-dir needs a directory", NULL, usage_run);

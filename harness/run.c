@@ -1,5 +1,6 @@
 /* run — see run.h. */
 #include "run.h"
+#include "repeat.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -631,7 +632,7 @@ static int run_teardown(struct run *r, int code)
             if (code == 0)
                 code = 2;
         }
-    } else if (r->have_lab && !r->multi) {
+    } else if (r->have_lab && !r->multi && !getenv(REPEAT_ENV)) {
         say(r, "the %s lab (prefix %s) stays up; `faultline lab down %s` removes it", kind,
             r->lab.prefix, kind);
     }
@@ -687,6 +688,17 @@ int cmd_run(const struct run_opts *o)
         return 2;
     }
     r->o = o;
+    /* Repetitions: this process runs each as a child (repeat.h). */
+    if (scenario_load(o->scenario, &r->sc, err, sizeof err) == 0) {
+        int n = repeat_count(o, &r->sc, err, sizeof err);
+        if (n != 1) {
+            int code = n < 0 ? 2 : cmd_repeat(o, &r->sc, (unsigned)n);
+            if (n < 0)
+                fprintf(stderr, "faultline: %s\n", err);
+            free(r);
+            return code;
+        }
+    }
     if (ranks_init(&r->mpi, NULL, NULL, err, sizeof err) != 0 ||
         clients_init(&r->cl, &r->mpi, 30000000000ull, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);

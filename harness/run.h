@@ -20,6 +20,7 @@ struct run_opts {
     bool keep_lab;   /* a lab this run brings up stays up afterwards */
     const char *client_dir; /* several clients: rank R keeps its state in PATH/client-R
                                (DIR/client-R links to it); NULL: in DIR/client-R */
+    unsigned repeat;        /* --repeat N; 0: the scenario's repeat (repeat.h) */
 };
 
 int cmd_run(const struct run_opts *o);

@@ -23,6 +23,10 @@ static const struct key_def scenario_keys[] = {
     {"seed", KEY_COUNT, NULL, NULL, F(seed), 0, 0,
      "seed of the op sequence; the same seed repeats the same ops (default: random, printed "
      "in the report)", KEY_GIVEN(struct scenario, seed_given)},
+    {"repeat", KEY_COUNT, "1", NULL, F(repeat), 1, 1000,
+     "run the scenario this many times (the lab up once, its health checked in between), each "
+     "in DIR/rep-K, then a summary with each metric's distribution (`--repeat N` overrides)",
+     0},
     {"journal", KEY_BOOL, "yes", NULL, F(journal), 0, 0,
      "journal write intents so that `faultline verify` works even after a crash", 0},
     {"journal_segment", KEY_SIZE, NULL, NULL, F(journal_segment), 1u << 16, 0,
@@ -306,8 +310,14 @@ static void unknown_metric_hint(const char *name, bool fault, char *out, size_t 
 static int add_expectation(const struct ini *ini, struct scenario *sc, int fault,
                            const struct ini_entry *e, char *err, size_t n)
 {
-    const char *name = fault >= 0 ? e->key + 7 : e->key;
+    char name[64];
+    enum dist_stat stat = expect_split_stat(fault >= 0 ? e->key + 7 : e->key, name, sizeof name);
     int m = fault >= 0 ? fault_metric_find(name) : run_metric_find(name);
+    if (m < 0 && stat != DS_NONE) { /* a metric whose own name ends so ("max_latency_max") */
+        stat = DS_NONE;
+        snprintf(name, sizeof name, "%s", fault >= 0 ? e->key + 7 : e->key);
+        m = fault >= 0 ? fault_metric_find(name) : run_metric_find(name);
+    }
     if (m < 0) {
         char hint[1200];
         unknown_metric_hint(e->key, fault >= 0, hint, sizeof hint);
@@ -324,6 +334,12 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
     x->metric = m;
     x->fault = fault;
     x->line = e->line;
+    x->stat = stat;
+    if (fault < 0 && m == M_PASS_RATE && stat != DS_NONE) {
+        snprintf(err, n, "%s:%d: %s: pass_rate is one number over the repetitions; it has no "
+                 "%s", ini->file, e->line, e->key, dist_stat_names[stat]);
+        return -1;
+    }
     if (expect_op_parse(e->op, &x->op) != 0) {
         snprintf(err, n, "%s:%d: %s: '%s' is not a comparison (=, <, <=, >, >=)", ini->file,
                  e->line, e->key, e->op);
@@ -338,6 +354,24 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
             return -1;
         }
         x->value = (double)u / 1e9;
+    } else if (expect_metric(x)->percent) {
+        char *end;
+        double pct = strtod(e->value, &end);
+        if (end == e->value || strcmp(end, "%") != 0 || pct < 0 || pct > 100) {
+            snprintf(err, n, "%s:%d: %s: '%s' is not a percentage from 0%% to 100%%", ini->file,
+                     e->line, e->key, e->value);
+            return -1;
+        }
+        x->value = pct;
+    } else if (stat == DS_MEAN || stat == DS_SD) { /* a mean of counts need not be whole */
+        char *end;
+        double v = strtod(e->value, &end);
+        if (end == e->value || *end || v < 0) {
+            snprintf(err, n, "%s:%d: %s: '%s' is not a number", ini->file, e->line, e->key,
+                     e->value);
+            return -1;
+        }
+        x->value = v;
     } else {
         if (parse_count(e->value, &u, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s: %s (a count)", ini->file, e->line, e->key, why);

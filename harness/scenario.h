@@ -53,6 +53,7 @@ struct scenario {
     uint64_t duration_ns;
     uint64_t seed;
     bool seed_given;
+    uint64_t repeat;      /* runs of the scenario (repeat.h); 1: one run */
     bool journal;
     uint64_t journal_segment; /* 0 = automatic */
     uint64_t findings_limit;

@@ -158,6 +158,9 @@ static bool run_value(const struct verdict_input *in, const struct verdict *v, i
         *out = in->io->ns ? (double)(in->io->reads + in->io->writes) * 1e9 / (double)in->io->ns
                           : 0;
         return true;
+    case M_PASS_RATE:
+        *why = "a rate over repetitions (repeat = N)";
+        return false;
     case M_RUN_COUNT:
         break;
     }
@@ -252,6 +255,8 @@ int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
         double value = 0;
         const char *why = "";
         bool known;
+        if (expect_over_repeats(e))
+            continue; /* the summary of the repetitions checks it (repeat.h) */
         if (e->fault < 0) {
             stated[e->metric] = true;
             if (!in->run && !run_metrics[e->metric].integrity && e->metric != M_FINDINGS)
@@ -280,6 +285,12 @@ int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
         bool known = run_value(in, v, m, &value, &why);
         if (add_result(v, &cap, &rule, value, known, why) != 0)
             return -1;
+    }
+    /* Every run metric's value, for report.json's `measured` (what the
+     * summary of repetitions takes its distributions from). */
+    for (int m = 0; m < M_RUN_COUNT; m++) {
+        const char *why = "";
+        v->known[m] = run_value(in, v, m, &v->value[m], &why);
     }
     v->pass = v->failed == 0;
     return 0;

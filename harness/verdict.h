@@ -58,6 +58,8 @@ struct verdict {
     size_t n;
     size_t failed;
     bool pass;
+    double value[M_RUN_COUNT]; /* every run metric, written or not ... */
+    bool known[M_RUN_COUNT];   /* ... and whether it could be measured */
 };
 
 /* Measures and checks.  0, or -1 when out of memory. */

@@ -694,8 +694,8 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
     return lab_rec(fd, err, errlen, "ready");
 }
 
-/* Is everything the state names still there and running? */
-static bool lab_is_healthy(const struct lab *lab, char *why, size_t n)
+/* lab.h */
+bool lab_healthy(const struct lab *lab, char *why, size_t n)
 {
     char err[512];
     struct nl_sock *sk = net_open(NULL, err, sizeof err);
@@ -776,7 +776,7 @@ static int check_found(const struct lab_kind *k, const struct lab_opts *o, struc
                        const char *prefix, char *err, size_t errlen)
 {
     char why[512] = "";
-    if (lab_load(k, prefix, lab, why, sizeof why) == 0 && lab_is_healthy(lab, why, sizeof why)) {
+    if (lab_load(k, prefix, lab, why, sizeof why) == 0 && lab_healthy(lab, why, sizeof why)) {
         char differ[256];
         settings_differ(lab, o, differ, sizeof differ);
         if (!differ[0])

@@ -199,6 +199,11 @@ int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, 
 /* Removes everything the lab's state file names.  0 also when it was not up. */
 int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t errlen);
 
+/* Is everything the state names still there and running (switch, ports,
+ * namespaces, every server and sshd, the kind's own check)?  false with
+ * why. */
+bool lab_healthy(const struct lab *lab, char *why, size_t n);
+
 /* Reads a lab's state.  0, or -1 when it is not up (err says so). */
 int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
              size_t errlen);

@@ -184,8 +184,10 @@ int lab_mpirun(const struct lab *lab, unsigned ranks, char *const argv[], char *
     for (size_t i = 0; words[i] && rc == 0; i++)
         rc = push(&v, &nv, words[i]);
     /* The ranks start over ssh, which passes no environment: a sanitizer
-     * build's options go with them. */
-    static const char *const pass_on[] = {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"};
+     * build's options go with them, and that the run is one repetition of
+     * several (repeat.h: REPEAT_ENV). */
+    static const char *const pass_on[] = {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+                                          "FAULTLINE_REPETITION"};
     for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0] && rc == 0; i++)
         if (getenv(pass_on[i]) && (rc = push(&v, &nv, "-x")) == 0)
             rc = push(&v, &nv, pass_on[i]);

@@ -211,6 +211,27 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     json_arr_end(j);
 }
 
+/* `measured`: every metric of [expect] as this run measured it, written
+ * in the scenario or not (null: could not be measured), so that repeats
+ * and `faultline compare` can put any of them side by side. */
+static void json_measured(struct json *j, const struct report *r)
+{
+    if (!r->verdict || strcmp(r->mode, "run") != 0)
+        return;
+    json_key(j, "measured");
+    json_obj_begin(j);
+    for (int m = 0; m < M_RUN_COUNT; m++) {
+        if (m == M_PASS_RATE)
+            continue;
+        json_key(j, run_metrics[m].name);
+        if (r->verdict->known[m])
+            json_num(j, r->verdict->value[m], run_metrics[m].seconds ? 6 : 0);
+        else
+            json_null(j);
+    }
+    json_obj_end(j);
+}
+
 static void json_expectations(struct json *j, const struct report *r)
 {
     json_key(j, "expectations");
@@ -687,6 +708,7 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_obj_begin(&j);
     json_head(&j, r);
     json_expectations(&j, r);
+    json_measured(&j, r);
     if (strcmp(r->mode, "run") == 0)
         json_outage(&j, r);
     if (r->verdict)
