@@ -39,19 +39,30 @@ static void fmt_value(char *out, size_t n, double v, bool seconds)
         svg_fmt_count(v, out, n);
 }
 
-/* One metric: a strip from 0 to its largest value. */
+/* One metric: a strip over the range of its values, a little wider, so
+ * that ten failovers between 3.9 s and 4.1 s are told apart, and an
+ * outlier stands out; the ends are labelled. */
 static void strip(FILE *f, const struct summary *s, const struct summary_metric *m, double y)
 {
-    double x0 = STRIP_L, x1 = PLOT_W - STRIP_R, top = m->d.max > 0 ? m->d.max * 1.05 : 1;
+    double x0 = STRIP_L, x1 = PLOT_W - STRIP_R, spread = m->d.max - m->d.min;
+    double bot = m->d.min - spread * 0.08, top = m->d.max + spread * 0.08;
+    if (spread <= 0) { /* all the same: centred */
+        bot = m->d.min > 0 ? m->d.min * 0.5 : m->d.min - 1;
+        top = m->d.max > 0 ? m->d.max * 1.5 : m->d.max + 1;
+    }
+    if (bot < 0 && m->d.min >= 0)
+        bot = 0;
     double mid = y + ROW_H / 2;
-#define SX(v) (x0 + (x1 - x0) * ((v) / top))
+#define SX(v) (x0 + (x1 - x0) * (((v) - bot) / (top - bot)))
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 - 10,
             mid + 4);
     report_escape(f, m->key);
+    if (m->missing) /* repetitions that did not measure it */
+        fprintf(f, " (%zu of %zu)", m->d.n, m->d.n + m->missing);
     fprintf(f, "</text>\n<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
             x0, x1, mid, mid);
     char a[32], b[32], c[32], d[32];
-    fmt_value(a, sizeof a, 0, m->seconds);
+    fmt_value(a, sizeof a, bot, m->seconds);
     fmt_value(b, sizeof b, top, m->seconds);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>"
                "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
@@ -76,9 +87,9 @@ static void strip(FILE *f, const struct summary *s, const struct summary_metric 
     fmt_value(b, sizeof b, m->d.p95, m->seconds);
     fmt_value(c, sizeof c, m->d.max, m->seconds);
     fmt_value(d, sizeof d, m->d.sd, m->seconds);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\"><title>sd %s; measured in %zu, "
-               "not in %u</title>p50 %s &#183; p95 %s &#183; max %s%s</text>\n",
-            x1 + 12, mid + 4, d, m->d.n, m->missing, a, b, c, m->missing ? " (some missing)" : "");
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\"><title>sd %s; measured in %zu "
+               "repetitions, not in %u</title>p50 %s &#183; p95 %s &#183; max %s</text>\n",
+            x1 + 12, mid + 4, d, m->d.n, m->missing, a, b, c);
 #undef SX
 }
 
