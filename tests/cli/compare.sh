@@ -144,6 +144,13 @@ grep -Eq '^tick +stall_s +0.5 +- +- +- +not measured$' "$WORK/out" ||
 grep -Eq '^\(run\) +run_errors +0 +3 +\+3 +inf +worse$' "$WORK/out" ||
     { cat "$WORK/out" >&2; fail "no 'inf ... worse' row for run_errors"; }
 
+# a B that could not run fails the comparison, whatever its expectations say
+mkdir "$WORK/errored"
+jq '.verdict = "error" | .error = "cannot open the target"' "$A/report.json" > "$WORK/errored/report.json"
+expect_code 1 "$FAULTLINE" compare "$A" "$WORK/errored"
+contains "$WORK/out" "(run, error, scenario a): cannot open the target"
+contains "$WORK/out" "B could not run"
+
 # --- summaries of repeats (the format of `faultline run --repeat N`), by hand
 # summary DIR PASSED STALL_P95 RECOVERY_P95 [EXPECTATION_PASSES]
 summary() {
