@@ -10,6 +10,7 @@
 #include "../faults/agent.h"
 #include "../lib/selfid.h"
 #include "cleanup.h"
+#include "compare/compare.h"
 #include "lab/lab.h"
 #include "run.h"
 #include "scenario.h"
@@ -27,6 +28,9 @@ static const char usage_main[] =
     "                                   run from its saved state and report again\n"
     "  check FILE                       lint a scenario without running it\n"
     "  cleanup [DIR...]                 undo what the faults of a killed run left behind\n"
+    "  compare DIR_A DIR_B [--worse METRIC:RATIO]... [--json]\n"
+    "                                   two runs (or summaries of repeats) metric by metric;\n"
+    "                                   exit 1 when B failed an expectation or got worse\n"
     "  lab up|down|status|restart KIND  the embedded lab (`faultline lab --help`)\n"
     "  agent --dir DIR --run TAG        the far side of faults on an ssh host (started\n"
     "                                   by faultline over ssh, not by hand)\n"
@@ -245,6 +249,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(verb, "cleanup") == 0)
         return cmd_cleanup(argc, argv);
+    if (strcmp(verb, "compare") == 0)
+        return cmd_compare(argc, argv);
     if (strcmp(verb, "check") == 0) {
         if (wants_help(argc, argv)) {
             fputs(usage_check, stdout);

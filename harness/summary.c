@@ -34,7 +34,7 @@ static bool value_in(const struct summary *s, const struct summary_metric *m,
         return false;
     if (m->fault < 0) {
         char path[80];
-        snprintf(path, sizeof path, "measured.%s", m->key);
+        snprintf(path, sizeof path, "measured.%s", run_metrics[m->metric].name);
         return jv_num(jv_path(x->report, path), out);
     }
     return jv_num(jv_get(fault_entry(x->report, s->sc->faults[m->fault].name), m->key), out);
@@ -68,7 +68,7 @@ static struct summary_metric *add_metric(struct summary *s, size_t *cap, int fau
     m->metric = metric;
     const struct metric_def *def = fault >= 0 ? &fault_metrics[metric] : &run_metrics[metric];
     m->seconds = def->seconds;
-    snprintf(m->key, sizeof m->key, "%s%s", def->name, fault >= 0 && def->seconds ? "_s" : "");
+    snprintf(m->key, sizeof m->key, "%s%s", def->name, def->seconds ? "_s" : "");
     m->value = calloc(s->asked, sizeof *m->value);
     m->known = calloc(s->asked, sizeof *m->known);
     double *vals = calloc(s->asked ? s->asked : 1, sizeof *vals);

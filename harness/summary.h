@@ -19,8 +19,9 @@
  * The metrics: for each fault, every expect_* metric of its report
  * (stall_s, recovery_s, impact_s, errors, max_latency_s,
  * first_io_after_inject_s, first_io_after_clear_s, heal_s); for the run,
- * max_stall, recovery, heal, max_latency, iops, errors, findings and
- * reverted, from each report's `measured` — and any other a rule names.
+ * max_stall_s, recovery_s, heal_s, max_latency_s, iops, errors, findings
+ * and reverted, from each report's `measured` (there without the _s) — and
+ * any other a rule names.
  *
  * The verdict: pass when every rule over repetitions holds.  Unless the
  * scenario says otherwise, pass_rate = 100% is one of them, and one rule
@@ -53,7 +54,7 @@ struct rep_outcome {
 struct summary_metric {
     int fault;          /* index in the scenario's faults; -1: the whole run */
     int metric;         /* enum fault_metric or enum run_metric */
-    char key[48];       /* its name in report.json: "stall_s", "recovery" */
+    char key[48];       /* its name in the summary: "stall_s", "max_stall_s", "iops" */
     bool seconds;
     double *value;      /* per repetition (n asked) ... */
     bool *known;        /* ... and whether that repetition measured it */

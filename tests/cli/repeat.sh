@@ -64,7 +64,7 @@ assert abs(m["p50"] - srt[1]) < 1e-6, m
 assert abs(m["p95"] - (srt[1] + (srt[2] - srt[1]) * 0.9)) < 2e-6, m
 assert abs(m["mean"] - sum(vals) / 3) < 1e-6, m
 ms = [json.load(open("%s/rep-%d/report.json" % (d, k)))["measured"]["max_stall"] for k in (1, 2, 3)]
-r = [x for x in s["metrics"] if x["fault"] is None and x["metric"] == "max_stall"][0]
+r = [x for x in s["metrics"] if x["fault"] is None and x["metric"] == "max_stall_s"][0]
 assert r["values"] == [round(v, 6) for v in ms], (r, ms)
 rule = [x for x in s["expectations"] if x["metric"] == "max_stall_p95"][0]
 assert abs(rule["measured"] - r["p95"]) < 1e-6, (rule, r)
@@ -87,6 +87,13 @@ expect_code 1 "$FAULTLINE" run "$S" --out "$WORK/slow" --quiet --repeat 2
 json "$WORK/slow/report.json" '[.repetitions, .passed, .verdict]' '[2,2,"fail"]'
 json "$WORK/slow/report.json" '[.expectations[] | select(.metric == "iops_min") | .pass]' '[false]'
 [ ! -e "$WORK/slow/rep-3" ] || fail "--repeat 2 ran a third repetition"
+
+# compare reads real summaries: the same one is no change, the failed rule
+# of B fails the comparison
+expect_code 0 "$FAULTLINE" compare "$WORK/ok" "$WORK/ok" --worse stall_s.p95:1.0
+contains "$WORK/out" "max_stall_s"
+expect_code 1 "$FAULTLINE" compare "$WORK/ok" "$WORK/slow"
+contains "$WORK/out" "iops_min >= 1000000000"
 
 # 3. every repetition fails an expectation: pass_rate 0% fails the summary
 #    (implicit pass_rate = 100%), unless pass_rate says what is enough

@@ -1,0 +1,169 @@
+/*
+ * compare_rule — what `faultline compare` compares and when B is worse
+ * (see compare.h).  No I/O here: the catalogue of metrics, the judgement of
+ * two values, and --worse METRIC:RATIO parsed, so that the rules can be
+ * tested on their own (tests/unit/test_compare.c).
+ */
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fault metrics are the ones the summary of repeats gives distributions
+ * of; a run's are its faults[] fields of the same names.  The run's own:
+ * from report.json's io, max_stall_s, counts, hung; pass_rate only where a
+ * summary is involved. */
+const struct cmp_metric cmp_metrics[] = {
+    {"stall_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "the longest span without a successful I/O overlapping the fault"},
+    {"recovery_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "inject until throughput is back to 90% of the baseline"},
+    {"impact_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "inject until throughput fell below half the baseline or an error"},
+    {"errors", true, CMP_LOWER_IS_BETTER, true, true,
+     "I/Os that failed from inject until recovery"},
+    {"heal_s", true, CMP_LOWER_IS_BETTER, true, true, "clear until nothing is left to heal"},
+    {"first_io_after_clear_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "the first successful I/O after the clear"},
+    {"max_latency_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "the slowest I/O from inject until recovery"},
+    {"pass_rate", false, CMP_HIGHER_IS_BETTER, false, true,
+     "repetitions that passed, 0..1 (a run: 1 if it passed)"},
+    {"iops", false, CMP_HIGHER_IS_BETTER, true, true, "reads and writes per second (io.iops)"},
+    {"max_stall_s", false, CMP_LOWER_IS_BETTER, true, true,
+     "the longest span of the workload without a successful I/O"},
+    {"run_errors", false, CMP_LOWER_IS_BETTER, true, false,
+     "I/Os that failed, workload and sweep (io.errors + sweep.errors)"},
+    {"findings", false, CMP_LOWER_IS_BETTER, true, false,
+     "findings not explained by a corrupt fault (counts)"},
+    {"hung", false, CMP_LOWER_IS_BETTER, true, false, "I/Os outstanding longer than hung_after"},
+};
+const size_t cmp_nmetrics = sizeof cmp_metrics / sizeof cmp_metrics[0];
+
+const char *const cmp_stats[] = {"p50", "p95", "max", "mean"};
+const size_t cmp_nstats = sizeof cmp_stats / sizeof cmp_stats[0];
+
+const struct cmp_metric *cmp_metric_find(const char *name)
+{
+    for (size_t i = 0; i < cmp_nmetrics; i++)
+        if (strcmp(cmp_metrics[i].name, name) == 0)
+            return &cmp_metrics[i];
+    return NULL;
+}
+
+bool cmp_is_stat(const char *name)
+{
+    for (size_t i = 0; i < cmp_nstats; i++)
+        if (strcmp(cmp_stats[i], name) == 0)
+            return true;
+    return false;
+}
+
+static const char *stat_interned(const char *name)
+{
+    for (size_t i = 0; i < cmp_nstats; i++)
+        if (strcmp(cmp_stats[i], name) == 0)
+            return cmp_stats[i];
+    return NULL;
+}
+
+struct cmp_judgement cmp_judge(struct cmp_value a, struct cmp_value b, enum cmp_better better)
+{
+    struct cmp_judgement j = {false, NAN, NAN, false};
+    if (!a.known || !b.known)
+        return j; /* not measured on one side: nothing to say, never worse */
+    j.measured = true;
+    j.change = b.v - a.v;
+    if (a.v != 0)
+        j.ratio = b.v / a.v;
+    else
+        j.ratio = b.v == 0 ? 1 : INFINITY;
+    j.worse = better == CMP_LOWER_IS_BETTER ? b.v > a.v : b.v < a.v;
+    return j;
+}
+
+bool cmp_beyond(double a, double b, enum cmp_better better, double allowed)
+{
+    if (better == CMP_LOWER_IS_BETTER)
+        return a == 0 ? b > 0 : b > a * allowed;
+    return b < a / allowed;
+}
+
+/* The list of what METRIC may be, for a mistake in it. */
+static void known_metrics(char *out, size_t n)
+{
+    size_t used = (size_t)snprintf(out, n, "known metrics:");
+    for (size_t i = 0; i < cmp_nmetrics && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, " %s", cmp_metrics[i].name);
+    if (used < n)
+        snprintf(out + used, n - used,
+                 " (a fault's as FAULT.NAME too; a summary's statistic as NAME.p50, .p95, "
+                 ".max, .mean)");
+}
+
+int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const char *colon = strrchr(arg, ':');
+    if (!colon || colon == arg || !colon[1]) {
+        snprintf(err, errlen, "--worse %s: expected METRIC:RATIO, e.g. stall_s:1.2", arg);
+        return -1;
+    }
+    size_t len = (size_t)(colon - arg);
+    if (len >= sizeof out->spec) {
+        snprintf(err, errlen, "--worse %s: METRIC is too long", arg);
+        return -1;
+    }
+    memcpy(out->spec, arg, len);
+    out->spec[len] = '\0';
+
+    char *end;
+    errno = 0;
+    out->ratio = strtod(colon + 1, &end);
+    if (errno || *end || !isfinite(out->ratio) || out->ratio < 1) {
+        snprintf(err, errlen,
+                 "--worse %s: RATIO '%s' must be a number >= 1 (1.2: B may be 1.2x A, or "
+                 "A/1.2 for a metric where higher is better)",
+                 arg, colon + 1);
+        return -1;
+    }
+
+    /* [FAULT.]NAME[.STAT]: the statistic comes off the end first (no
+     * metric is called p50 or max), then NAME is the last part; FAULT, the
+     * rest, may hold dots of its own. */
+    char name[256];
+    snprintf(name, sizeof name, "%s", out->spec);
+    char *dot = strrchr(name, '.');
+    if (dot && cmp_is_stat(dot + 1)) {
+        out->stat = stat_interned(dot + 1);
+        *dot = '\0';
+    }
+    out->any_fault = true;
+    const char *metric = name;
+    if (!cmp_metric_find(name) && (dot = strrchr(name, '.')) != NULL && dot != name) {
+        *dot = '\0';
+        metric = dot + 1;
+        out->any_fault = false;
+        snprintf(out->fault, sizeof out->fault, "%s", name);
+    }
+    out->metric = cmp_metric_find(metric);
+    if (!out->metric) {
+        char known[1024];
+        known_metrics(known, sizeof known);
+        snprintf(err, errlen, "--worse %s: unknown metric '%s'; %s", arg, metric, known);
+        return -1;
+    }
+    if (!out->any_fault && !out->metric->per_fault) {
+        snprintf(err, errlen, "--worse %s: %s is the run's, not a fault's: write it without '%s.'",
+                 arg, metric, out->fault);
+        return -1;
+    }
+    if (out->stat && strcmp(out->metric->name, "pass_rate") == 0) {
+        snprintf(err, errlen, "--worse %s: pass_rate is one number, without .%s", arg, out->stat);
+        return -1;
+    }
+    return 0;
+}
