@@ -225,11 +225,21 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
                 {p->p99_ms, "lat99", "#ef6c00", "p99"},
                 {p->p50_ms, "lat50", "#00897b", "p50"}};
     for (size_t l = 0; l < sizeof line / sizeof line[0]; l++) {
-        fprintf(f, "<polyline class=\"%s\" points=\"", line[l].cls);
-        for (size_t i = 0; i < p->n; i++)
-            if (line[l].v[i] > 0)
+        /* broken where nothing completed: a stall is a gap, not a slope */
+        for (size_t i = 0; i < p->n; i++) {
+            if (!(line[l].v[i] > 0))
+                continue;
+            if (i + 1 >= p->n || !(line[l].v[i + 1] > 0)) { /* alone: a dot */
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\" fill=\"%s\"><title>%s "
+                           "latency</title></circle>\n", svg_x(&fr, p->t[i]),
+                        svg_y(&fr, line[l].v[i]), line[l].colour, line[l].name);
+                continue;
+            }
+            fprintf(f, "<polyline class=\"%s\" points=\"", line[l].cls);
+            for (; i < p->n && line[l].v[i] > 0; i++)
                 fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, line[l].v[i]));
-        fprintf(f, "\"><title>%s latency</title></polyline>\n", line[l].name);
+            fprintf(f, "\"><title>%s latency</title></polyline>\n", line[l].name);
+        }
         svg_legend(f, PAD_L + 8 + 70.0 * (double)l, PLOT_H - 6, line[l].colour, line[l].name);
     }
     (void)r;
