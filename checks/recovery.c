@@ -118,6 +118,24 @@ static size_t healthy_window(const struct buckets *s, const struct baseline *b, 
     return whole;
 }
 
+/* The latency percentiles of what completed in buckets [first, last]. */
+static void window_latency(const struct buckets *s, size_t first, size_t last,
+                           struct recovery *r)
+{
+    struct lathist *h = malloc(sizeof *h); /* 8 KiB: not on a thread's stack */
+    if (!h)
+        return; /* unknown, as if nothing completed: better than a wrong number */
+    buckets_latency(s, first, last, h);
+    uint64_t p50, p99;
+    if (lathist_percentile(h, 50, &p50) && lathist_percentile(h, 99, &p99)) {
+        r->latency_known = true;
+        r->latency_p50_s = (double)p50 / 1e9;
+        r->latency_p99_s = (double)p99 / 1e9;
+        r->latency_max_s = (double)h->max_ns / 1e9;
+    }
+    free(h);
+}
+
 void recovery_analyze(const struct buckets *s, const struct baseline *b, uint64_t inject_ns,
                       uint64_t clear_ns, uint64_t horizon_ns, uint64_t end_ns,
                       struct recovery *r)
@@ -186,6 +204,7 @@ void recovery_analyze(const struct buckets *s, const struct baseline *b, uint64_
             lat = s->b[i].lat_max_ns;
     }
     r->max_latency_s = (double)lat / 1e9;
+    window_latency(s, k0, last, r);
 
     uint64_t a = first_ok_after(s, inject_ns);
     r->io_after_inject = a != UINT64_MAX;

@@ -21,6 +21,11 @@
  *                 least half the baseline), searched from the impact on; not
  *                 reached before the end of the workload: unknown
  *   errors, max_latency_s   over [I, the later of C and the recovery]
+ *   latency_p50_s, latency_p99_s, latency_max_s   the latencies of the I/Os
+ *                 that completed in that same window (to the end of the
+ *                 workload when it never recovered or never cleared), in
+ *                 whole buckets, from their histograms (lathist.h: within
+ *                 1.6%; the max is exact); unknown when none completed
  *   first_io_after_inject_s, first_io_after_clear_s   the first successful
  *                 I/O at or after I (and C), to within a bucket
  *
@@ -53,6 +58,8 @@ struct recovery {
     double recovery_s;
     uint64_t errors;
     double max_latency_s;
+    bool latency_known;            /* something completed in the window */
+    double latency_p50_s, latency_p99_s, latency_max_s;
     bool io_after_inject, io_after_clear;
     double first_io_after_inject_s, first_io_after_clear_s;
     bool lasting;                  /* C > I: a clear to measure from */

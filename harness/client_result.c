@@ -140,6 +140,12 @@ int client_result_encode(const struct client_result *r, void **buf, size_t *len)
     wire_u64(&w, r->series.b ? r->series.used : 0);
     if (r->series.b)
         wire_put(&w, r->series.b, r->series.used * sizeof *r->series.b);
+    /* the buckets' latency rows (their lat_row indexes point into these),
+     * then how many paths they count */
+    wire_u64(&w, r->series.b ? r->series.rows : 0);
+    for (size_t k = 0; r->series.b && k < r->series.rows; k++)
+        wire_put(&w, buckets_row(&r->series, k), LATHIST_SUB * sizeof(uint32_t));
+    wire_u64(&w, r->series.b ? r->series.npaths : 0);
     wire_u64(&w, r->nevents);
     wire_put(&w, r->events, r->nevents * sizeof *r->events);
     wire_u64(&w, r->ncross);
@@ -208,6 +214,25 @@ int client_result_decode(struct client_result *r, const void *buf, size_t len, c
         wire_get(&w, r->series.b, (size_t)used * sizeof *r->series.b);
         r->series.used = (size_t)used;
     }
+    uint64_t rows = wire_get_u64(&w);
+    size_t row_bytes = LATHIST_SUB * sizeof(uint32_t);
+    if (wire_ok(&w) && rows && (!r->series.b || rows > len / row_bytes ||
+                                buckets_rows_reserve(&r->series, (size_t)rows) != 0)) {
+        snprintf(err, errlen, "%s for %llu latency rows",
+                 r->series.b ? "out of memory" : "no buckets", (unsigned long long)rows);
+        client_result_free(r);
+        return -1;
+    }
+    for (size_t k = 0; k < rows && wire_ok(&w); k++)
+        wire_get(&w, buckets_row(&r->series, k), row_bytes);
+    /* a row index past what came is damage: that range is left out */
+    for (size_t i = 0; r->series.b && i < r->series.used; i++)
+        for (unsigned k = 0; k < LATHIST_ROWS; k++)
+            if (r->series.b[i].lat_row[k] > rows)
+                r->series.b[i].lat_row[k] = 0;
+    uint64_t npaths = wire_get_u64(&w);
+    if (r->series.b)
+        r->series.npaths = npaths < BUCKET_PATHS ? (unsigned)npaths : BUCKET_PATHS;
     uint64_t ne = wire_get_u64(&w);
     if (wire_ok(&w) && ne && ne <= len / sizeof(struct event)) {
         if ((r->events = malloc((size_t)ne * sizeof *r->events))) {

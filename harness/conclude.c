@@ -77,6 +77,10 @@ void conclude_analyse(struct report *rep, const struct crew *crew, const struct 
     rep->t0_wall_ns = wall_ns() - (mono_ns() - crew->t0);
     rep->max_stall_s = conclude_recovery(series, sc, tl, end, &rep->baseline, recov);
     rep->recovery = recov;
+    if (crew->n) { /* who carried the I/O: every worker has the same paths */
+        rep->path_names = (const char(*)[FL_URL_MAX])crew->w[0].be.path_names;
+        rep->npaths = crew->w[0].be.npaths;
+    }
     char err[FL_ERRLEN];
     if (series->b && buckets_write_csv(series, rep->dir, err, sizeof err) != 0)
         fprintf(stderr, "faultline: %s\n", err);

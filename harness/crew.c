@@ -200,6 +200,8 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
         return -1;
     c->capacity = c->w[0].be.capacity;
     snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
+    /* every path gets its timeline.csv column, the ones that carry nothing too */
+    c->series.npaths = c->w[0].be.npaths < BUCKET_PATHS ? c->w[0].be.npaths : BUCKET_PATHS;
     uint64_t total = c->capacity / sc->workload.block_size;
     if (total == 0) {
         snprintf(err, errlen, "%s holds less than one block of %u bytes", sc->target.path,

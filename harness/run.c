@@ -590,6 +590,7 @@ static int run_workload(struct run *r)
     rep.prefill = sc->workload.prefill ? &crew->prefilled : NULL;
     rep.hung = crew->hung;
     rep.abandoned = crew->abandoned;
+    rep.lab = r->have_lab ? &r->lab : NULL; /* names the paths' hosts, faults or not */
     fault_timing(&rep, tl);
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {

@@ -54,6 +54,8 @@ struct io {
                           either generation until a read shows which */
     bool cross;        /* READ: of a block another client owns (cross_reads); a file
                           tree opens the file anew for it (close-to-open) */
+    uint8_t path;      /* set by a backend with paths (be->path_names) at completion:
+                          1 + the path it completed over; 0: none or not known */
     void *backend;     /* the backend's own bookkeeping for this I/O */
     char err[128];     /* backend's words for a failure, "" if none */
 };
@@ -87,6 +89,7 @@ enum io_engine {
 };
 
 #define FL_URL_MAX 512
+#define BACKEND_PATHS 8 /* paths a backend names (the first BUCKET_PATHS are counted) */
 #define FL_KIND_OPTS 9216 /* room for the largest kind's own keys */
 
 /* What [target] says.  Keys every kind has are fields; a kind's own keys
@@ -201,6 +204,10 @@ struct backend {
     uint32_t align;      /* required alignment of offsets and lengths */
     bool durable_writes; /* writes are durable at completion (O_DSYNC) */
     char desc[PATH_MAX + 64];
+    /* A backend with several paths to the target (iSCSI portals) names them
+     * at open(), in the order of io->path; npaths 0: one way in. */
+    char path_names[BACKEND_PATHS][FL_URL_MAX];
+    unsigned npaths;
     void *priv;
 };
 

@@ -157,6 +157,7 @@ static void complete(struct iscsi_priv *p, struct xfer *x, int64_t result)
 {
     x->io->result = result;
     x->io->backend = NULL;
+    x->io->path = x->path >= 0 ? (uint8_t)(x->path + 1) : 0; /* the one that answered */
     p->done[p->ndone++] = x->io;
     x->busy = false;
     x->task = NULL;
@@ -755,6 +756,10 @@ static int open_paths(struct backend *be, const struct target_cfg *t, unsigned d
     unsigned up = 0;
     for (unsigned i = 0; i < p->npaths; i++)
         up += p->paths[i].state == P_UP;
+    /* the paths by their portals, for who carried the I/O (io->path) */
+    for (unsigned i = 0; i < p->npaths && i < BACKEND_PATHS; i++)
+        snprintf(be->path_names[i], sizeof be->path_names[i], "%s", p->paths[i].portal);
+    be->npaths = p->npaths < BACKEND_PATHS ? p->npaths : BACKEND_PATHS;
     snprintf(be->desc, sizeof be->desc, "iSCSI LUN %s/%d, serial '%s', %u-byte sectors, %u of %u "
              "paths up%s", p->paths[0].target, p->paths[0].lun, p->serial, p->lbsize, up,
              p->npaths, p->cfg.fua ? ", FUA writes" : "");

@@ -305,6 +305,9 @@ static int complete(struct run *r, struct io *io)
         buckets_add(e->buckets, io->t_done, io->op == IO_READ, io->op == IO_WRITE,
                     io->result >= 0, io->result > 0 ? (uint64_t)io->result : 0,
                     io->t_done > io->t_submit ? io->t_done - io->t_submit : 0);
+    /* who carried it: the backend knows its paths, the series only their numbers */
+    if (e->buckets && !r->prefill && io->path && io->result >= 0 && io->op != IO_FLUSH)
+        buckets_path(e->buckets, io->t_done, io->path - 1u);
     switch (io->op) {
     case IO_READ:
         r->data_inflight--;

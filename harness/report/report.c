@@ -1,5 +1,6 @@
 /* report — see report.h. */
 #include "report.h"
+#include "report_paths.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -198,6 +199,10 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     json_key(j, "errors");
     json_u64(j, x->errors);
     report_json_maybe(j, "max_latency_s", x->injected, x->max_latency_s);
+    bool lat = x->injected && x->latency_known; /* null: nothing completed in the window */
+    report_json_maybe(j, "latency_p50_s", lat, x->latency_p50_s);
+    report_json_maybe(j, "latency_p99_s", lat, x->latency_p99_s);
+    report_json_maybe(j, "latency_max_s", lat, x->latency_max_s);
     report_json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
     report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
     report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
@@ -363,6 +368,7 @@ static void json_outage(struct json *j, const struct report *r)
     json_u64(j, r->hung);
     json_key(j, "abandoned");
     json_bool(j, r->abandoned);
+    report_json_paths(j, r);
 }
 
 /* What the corrupt faults overwrote and what reads found of it. */
@@ -797,6 +803,10 @@ static void text_recovery(FILE *f, const struct report *r, const struct recovery
                "first I/O after inject %s, after clear %s\n",
             imp, stall, rec, x->recovered ? "" : " (not recovered)", x->errors, x->max_latency_s,
             fi, fc);
+    if (x->latency_known)
+        fprintf(f, "      latency p50 %.3f s, p99 %.3f s, max %.3f s (I/Os completed from the "
+                   "inject to the recovery)\n", x->latency_p50_s, x->latency_p99_s,
+                x->latency_max_s);
     if (x->heal_measured && x->healed)
         fprintf(f, "      healed %.3f s after the clear (nothing left in gluster volume heal "
                    "info)\n", x->heal_s);

@@ -32,6 +32,8 @@
 #include "../verdict.h"
 
 /* One client of a run over several (MPI ranks), as rank 0 saw it. */
+struct lab;
+
 struct report_client {
     unsigned rank;
     const char *host;
@@ -119,6 +121,10 @@ struct report {
     /* the metadata streams' counts, every client's (used when meta_streams is NULL) */
     const uint64_t *meta_ops;
     uint64_t meta_errors;
+    /* the backend's paths (iSCSI portals), in the series' path order; 0: none */
+    const char (*path_names)[FL_URL_MAX];
+    unsigned npaths;
+    const struct lab *lab;        /* the run's lab, or NULL */
 };
 
 /* "pass", "fail" or "error". */

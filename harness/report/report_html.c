@@ -5,8 +5,9 @@
  * opens the same from a CI artifact, a mail attachment or a file share.
  *
  *   the verdict, what ran, every expectation with its measured value
- *   throughput (IOPS per bucket) and latency (slowest I/O per bucket, log
- *   scale) over time, each fault's window shaded and labelled, failed I/Os
+ *   throughput (IOPS per bucket; on iSCSI the area below it in the colour of
+ *   the path that carried the I/O) and latency (p50, p99 and the slowest
+ *   I/O per bucket, log scale) over time, each fault's window shaded and labelled, failed I/Os
  *   marked red
  *   one row per fault with its recovery numbers
  *   findings by class, then the first of them in detail
@@ -20,18 +21,24 @@
 #include <time.h>
 
 #include "report.h"
+#include "report_paths.h"
 #include "report_svg.h"
 
 #define MAX_POINTS 960
 #define FINDINGS_SHOWN 200
 
 /* The series squeezed to at most MAX_POINTS points: IOPS averaged, latency
- * and errors as the worst of the merged buckets. */
+ * and errors as the worst of the merged buckets, the latency percentiles
+ * of their I/Os together (0: none), the path that carried most of their
+ * I/O (-1: no path counted). */
 struct points {
     size_t n;
     double t[MAX_POINTS], iops[MAX_POINTS], lat_ms[MAX_POINTS];
+    double p50_ms[MAX_POINTS], p99_ms[MAX_POINTS];
+    int path[MAX_POINTS];
     uint64_t errors[MAX_POINTS];
     double span_s;
+    struct lathist h; /* scratch */
 };
 
 static void squeeze(const struct buckets *s, uint64_t end_ns, struct points *p)
@@ -58,6 +65,13 @@ static void squeeze(const struct buckets *s, uint64_t end_ns, struct points *p)
         }
         p->iops[k] = m ? sum / (double)m : 0;
         p->t[k] = ((double)i + (double)m / 2) * w;
+        uint64_t p50 = 0, p99 = 0;
+        buckets_latency(s, i, i + m - 1, &p->h);
+        if (lathist_percentile(&p->h, 50, &p50) && lathist_percentile(&p->h, 99, &p99)) {
+            p->p50_ms[k] = (double)p50 / 1e6;
+            p->p99_ms[k] = (double)p99 / 1e6;
+        }
+        p->path[k] = report_path_carrier(s, i, i + m - 1);
     }
     p->span_s = (double)used * w;
 }
@@ -161,6 +175,8 @@ static void plot_iops(FILE *f, const struct report *r, const struct points *p)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">baseline "
                    "%.0f IOPS (90%% dotted)</text>\n", PLOT_W - PAD_R - 4, y - 5, r->baseline.iops);
     }
+    if (r->nclients <= 1) /* under the curve; several clients get a line each instead */
+        report_html_paths(f, r, &fr, p->n, p->t, p->iops, p->path);
     fprintf(f, "<polyline class=\"iops\" points=\"");
     for (size_t i = 0; i < p->n; i++)
         fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, p->iops[i]));
@@ -185,7 +201,7 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
                        .lmax = ceil(log10(max > 0.01 ? max : 0.01))};
     if (fr.lmax <= fr.lmin)
         fr.lmax = fr.lmin + 1;
-    svg_begin(f, "slowest I/O per bucket over time");
+    svg_begin(f, "latency per bucket over time: p50, p99 and max");
     svg_fault_windows(f, r->faults, r->nfaults, &fr);
     svg_x_axis(f, &fr);
     for (int e = (int)fr.lmin; e <= (int)fr.lmax; e++) {
@@ -200,14 +216,35 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
                 PAD_L - 6, y + 4, lab);
     }
-    fprintf(f, "<polyline class=\"lat\" points=\"");
-    for (size_t i = 0; i < p->n; i++)
-        if (p->lat_ms[i] > 0)
-            fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, p->lat_ms[i]));
-    fprintf(f, "\"/>\n");
+    /* max, p99, p50 per point: the max is one I/O, the percentiles say
+     * whether the rest waited too (lathist.h: within 1.6%) */
+    const struct {
+        const double *v;
+        const char *cls, *colour, *name;
+    } line[] = {{p->lat_ms, "lat", "#6a1b9a", "max"},
+                {p->p99_ms, "lat99", "#ef6c00", "p99"},
+                {p->p50_ms, "lat50", "#00897b", "p50"}};
+    for (size_t l = 0; l < sizeof line / sizeof line[0]; l++) {
+        /* broken where nothing completed: a stall is a gap, not a slope */
+        for (size_t i = 0; i < p->n; i++) {
+            if (!(line[l].v[i] > 0))
+                continue;
+            if (i + 1 >= p->n || !(line[l].v[i + 1] > 0)) { /* alone: a dot */
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\" fill=\"%s\"><title>%s "
+                           "latency</title></circle>\n", svg_x(&fr, p->t[i]),
+                        svg_y(&fr, line[l].v[i]), line[l].colour, line[l].name);
+                continue;
+            }
+            fprintf(f, "<polyline class=\"%s\" points=\"", line[l].cls);
+            for (; i < p->n && line[l].v[i] > 0; i++)
+                fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, line[l].v[i]));
+            fprintf(f, "\"><title>%s latency</title></polyline>\n", line[l].name);
+        }
+        svg_legend(f, PAD_L + 8 + 70.0 * (double)l, PLOT_H - 6, line[l].colour, line[l].name);
+    }
     (void)r;
     fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
-               "text-anchor=\"middle\">slowest I/O</text>\n",
+               "text-anchor=\"middle\">latency</text>\n",
             PLOT_H / 2, PLOT_H / 2);
     svg_end(f);
 }
@@ -265,7 +302,8 @@ static void faults_table(FILE *f, const struct report *r)
                    "impact and recovery could not be measured.</p>\n");
     fprintf(f, "<table><tr><th>fault</th><th>action</th><th>what</th><th>inject</th>"
                "<th>clear</th><th>impact</th><th>stall</th><th>recovery</th><th>errors</th>"
-               "<th>slowest I/O</th><th>first I/O after inject</th><th>after clear</th>"
+               "<th>slowest I/O</th><th>latency p50 / p99 / max</th><th>first I/O after inject</th>"
+               "<th>after clear</th>"
                "<th>path events</th></tr>\n");
     for (unsigned i = 0; i < r->nfaults; i++) {
         const struct fault *x = &r->faults[i];
@@ -288,6 +326,11 @@ static void faults_table(FILE *f, const struct report *r)
         td_time(f, in && rc->recovered, in ? rc->recovery_s : 0);
         fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", in ? rc->errors : 0);
         td_time(f, in, in ? rc->max_latency_s : 0);
+        if (in && rc->latency_known)
+            fprintf(f, "<td class=\"n\">%.3f / %.3f / %.3f s</td>", rc->latency_p50_s,
+                    rc->latency_p99_s, rc->latency_max_s);
+        else
+            fprintf(f, "<td class=\"n\">&ndash;</td>");
         td_time(f, in && rc->io_after_inject, in ? rc->first_io_after_inject_s : 0);
         td_time(f, in && rc->io_after_clear, in ? rc->first_io_after_clear_s : 0);
         fprintf(f, "<td class=\"small\">");
@@ -378,7 +421,9 @@ static const char css[] =
     "svg .grid{stroke:#e6e8ec;stroke-width:1}svg .tick{fill:#555;font-size:11px}"
     "svg .axis{fill:#333;font-size:12px}svg .flabel{font-size:12px;font-weight:700}"
     "svg .iops{fill:none;stroke:#1565c0;stroke-width:1.6}svg .lat{fill:none;stroke:#6a1b9a;"
-    "stroke-width:1.4}svg .base{stroke:#2e7d32;stroke-dasharray:6 4}svg .base90{stroke:#2e7d32;"
+    "stroke-width:1.4}svg .lat99{fill:none;stroke:#ef6c00;stroke-width:1.2}"
+    "svg .lat50{fill:none;stroke:#00897b;stroke-width:1.2}svg .path{fill-opacity:0.45;stroke:none}"
+    "svg .base{stroke:#2e7d32;stroke-dasharray:6 4}svg .base90{stroke:#2e7d32;"
     "stroke-dasharray:2 4}svg .err{stroke:#c62828;stroke-width:2}"
     "svg .client{fill:none;stroke-width:1.1;stroke-opacity:0.85}"
     "code{background:#f3f5f8;padding:0 4px;border-radius:3px}";
@@ -448,7 +493,7 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
             squeeze(r->series, r->end_ns, p);
             fprintf(f, "<h2>Throughput</h2>\n");
             plot_iops(f, r, p);
-            fprintf(f, "<h2>Latency (slowest I/O per %.0f ms)</h2>\n",
+            fprintf(f, "<h2>Latency (p50, p99 and slowest I/O per %.0f ms)</h2>\n",
                     (double)r->series->width_ns / 1e6 *
                         (double)((r->series->used + MAX_POINTS - 1) / MAX_POINTS));
             plot_latency(f, r, p);

@@ -53,6 +53,22 @@ contains "$WORK/err" "is not a run directory"
 # An existing run directory is never overwritten.
 SCN=$(scenario again)
 expect_code 0 "$FAULTLINE" run "$SCN" --out "$WORK/again" --quiet
+
+# timeline.csv: the latency percentiles come after the older columns, and in
+# every bucket where something completed p50 <= p99 <= the slowest I/O.
+head -1 "$WORK/again/timeline.csv" |
+    grep -q '^t_s,reads,writes,flushes,errors,bytes,iops,mb_s,max_latency_ms,inflight,oldest_inflight_ms,p50_latency_ms,p99_latency_ms' ||
+    fail "timeline.csv lacks the latency percentiles: $(head -1 "$WORK/again/timeline.csv")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["reads"] + $col["writes"] + $col["flushes"] + $col["errors"] > 0 {
+        rows++
+        p50 = $col["p50_latency_ms"]; p99 = $col["p99_latency_ms"]; max = $col["max_latency_ms"]
+        if (p50 == "" || p99 == "" || p50 + 0 <= 0 || p50 + 0 > p99 + 0 || p99 + 0 > max + 0) {
+            print "timeline.csv line " NR ": p50 " p50 ", p99 " p99 ", max " max; bad = 1
+        }
+    }
+    END { if (rows < 5) { print "only " rows + 0 " buckets with completions"; bad = 1 }; exit bad }' \
+    "$WORK/again/timeline.csv" || fail "timeline.csv's latency percentiles are out of order"
 expect_code 2 "$FAULTLINE" run "$SCN" --out "$WORK/again" --quiet
 contains "$WORK/err" "already holds a run"
 

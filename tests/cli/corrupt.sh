@@ -57,6 +57,10 @@ json "$R" '[.findings[] | .class] | unique' '["corrupt"]'
 json "$R" '[.findings[] | .read_at >= 1] | all' true
 json "$R" '.prefill.writes' 1024
 json "$R" '.io.writes' 0
+# Each fault's window has its latency percentiles, in order, its max the slowest I/O's.
+json "$R" '[.faults[] | .latency_p50_s != null and .latency_p50_s <= .latency_p99_s and
+    .latency_p99_s <= .latency_max_s and .latency_max_s == .max_latency_s] | all' true
+contains "$WORK/run/report.txt" "latency p50 "
 # Exactly the requested bytes changed: 1000..3999 and 500000..500099.
 cmp -l "$WORK/other.orig" "$WORK/other.img" | awk '{print $1 - 1}' > "$WORK/changed"
 [ "$(wc -l < "$WORK/changed")" = 3100 ] || fail "$(wc -l < "$WORK/changed") bytes changed, not 3100"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root "namespaces and tgtd"
-FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+FAULTLINE_LAB_PREFIX=${FAULTLINE_LAB_PREFIX:-fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')}
 export FAULTLINE_LAB_PREFIX
 P=$FAULTLINE_LAB_PREFIX
 lab_down() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
@@ -83,6 +83,27 @@ json "$R" "[.path_events[] | select(.event == \"switch\") | .portal]" "[\"$PORTA
 json "$R" '[.path_events[] | select(.event == "loss") | .t > 2 and .t < 5] | all' true
 json "$R" '.io.writes > 1000 and .sweep.reads > 1000' true
 contains "$WORK/run/report.txt" "path events:"
+
+# Who carried the I/O: ctrl-a's path until the kill, ctrl-b's after it
+# (timeline.csv's path_N_ios, the paths named in report.json and in the
+# legend of report.html's throughput plot).
+HP_A=$(echo "$PORTAL_A" | sed 's|^iscsi://||; s|/.*||')
+HP_B=$(echo "$PORTAL_B" | sed 's|^iscsi://||; s|/.*||')
+json "$R" .paths "[\"ctrl-a $HP_A\",\"ctrl-b $HP_B\"]"
+LOSS=$(jq '[.path_events[] | select(.event == "loss") | .t][0]' "$R")
+T=$WORK/run/timeline.csv
+head -1 "$T" | grep -q ',p99_latency_ms,path_0_ios,path_1_ios$' || fail "timeline.csv: $(head -1 "$T")"
+awk -F, -v loss="$LOSS" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { t = $col["t_s"]; a = $col["path_0_ios"]; b = $col["path_1_ios"] }
+    $col["reads"] + $col["writes"] > 0 && t < loss - 0.3 {
+        before++; if (a == 0 || b != 0) { print "t " t " (before the kill): path 0 " a ", path 1 " b; bad = 1 } }
+    a + b > 0 && t > loss + 0.5 {
+        after++; if (b == 0 || a != 0) { print "t " t " (after the kill): path 0 " a ", path 1 " b; bad = 1 } }
+    END { if (before < 10 || after < 10) { print before + 0 " buckets before, " after + 0 " after"; bad = 1 }; exit bad }' \
+    "$T" || fail "timeline.csv does not show ctrl-a carrying the I/O before the kill and ctrl-b after it"
+contains "$WORK/run/report.html" "path 0: ctrl-a $HP_A"
+contains "$WORK/run/report.html" "path 1: ctrl-b $HP_B"
+grep -q '<polygon class="path" fill=' "$WORK/run/report.html" || fail "report.html colours no path"
 grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no loss event"
 
 # verify through the lab: ctrl-a is dead, ctrl-b answers.
