@@ -32,6 +32,8 @@
 #include "../verdict.h"
 
 /* One client of a run over several (MPI ranks), as rank 0 saw it. */
+struct manifest;
+
 struct report_client {
     unsigned rank;
     const char *host;
@@ -119,6 +121,7 @@ struct report {
     /* the metadata streams' counts, every client's (used when meta_streams is NULL) */
     const uint64_t *meta_ops;
     uint64_t meta_errors;
+    const struct manifest *manifest; /* on what it ran (../manifest.h), or NULL */
 };
 
 /* "pass", "fail" or "error". */
