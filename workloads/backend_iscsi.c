@@ -33,7 +33,9 @@
  * the command is simply sent again.
  *
  * Every serial number must match the first one seen: two portals that lead
- * to different LUNs are refused.
+ * to different LUNs are refused.  The first path up is also asked the
+ * standard INQUIRY once, at open: vendor, product and revision, with the
+ * serial the LUN's identity in the report's manifest (identify).
  */
 #include <errno.h>
 #include <poll.h>

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../../lib/units.h"
 #include "../manifest.h"
 
 static void json_kv_object(struct json *j, const struct kv_list *l)
@@ -122,6 +121,12 @@ void report_json_manifest(struct json *j, const struct report *r)
     json_obj_end(j);
 }
 
+/* "23.5 GiB": memory sizes are never round */
+static void memory(uint64_t bytes, char *out, size_t n)
+{
+    snprintf(out, n, "%.1f GiB", (double)bytes / (1024.0 * 1024 * 1024));
+}
+
 static void text_kv(FILE *f, const struct kv_list *l, const char *sep)
 {
     for (unsigned i = 0; i < l->n; i++)
@@ -134,7 +139,7 @@ void report_text_manifest(FILE *f, const struct report *r)
     if (!m)
         return;
     char mem[32];
-    format_size(m->memory_bytes, mem, sizeof mem);
+    memory(m->memory_bytes, mem, sizeof mem);
     fprintf(f, "\n  manifest:\n");
     fprintf(f, "    faultline  %s; %s; cflags %s; sanitizers %s\n", m->version, m->cc, m->cflags,
             m->sanitizers);
@@ -188,7 +193,7 @@ void report_html_manifest(FILE *f, const struct report *r)
     if (!m)
         return;
     char line[1024], mem[32];
-    format_size(m->memory_bytes, mem, sizeof mem);
+    memory(m->memory_bytes, mem, sizeof mem);
     fprintf(f, "<h2>Manifest</h2>\n<table class=\"meta\">");
     row_begin(f, "faultline");
     snprintf(line, sizeof line, "%s; %s; cflags %s; sanitizers %s", m->version, m->cc, m->cflags,
