@@ -238,9 +238,10 @@ void report_html_manifest(FILE *f, const struct report *r)
     row_begin(f, "hosts");
     for (unsigned i = 0; i < m->nhosts; i++) {
         const struct manifest_host *h = &m->hosts[i];
-        snprintf(line, sizeof line, "%s%s: %s, kernel %s, %s", i ? "; " : "", h->name,
+        snprintf(line, sizeof line, "%s: %s, kernel %s, %s", h->name,
                  h->hostname[0] ? h->hostname : "unknown", h->kernel[0] ? h->kernel : "unknown",
                  h->via);
+        fprintf(f, i ? "<br>" : ""); /* one host a line */
         report_escape(f, line);
     }
     fprintf(f, "</td></tr>\n</table>\n");
