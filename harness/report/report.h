@@ -31,9 +31,9 @@
 #include "../scenario.h"
 #include "../verdict.h"
 
-/* One client of a run over several (MPI ranks), as rank 0 saw it. */
-struct manifest;
+struct manifest; /* ../manifest.h */
 
+/* One client of a run over several (MPI ranks), as rank 0 saw it. */
 struct report_client {
     unsigned rank;
     const char *host;
