@@ -22,6 +22,14 @@ MPIINC  := $(or $(shell pkg-config --cflags-only-I ompi-c 2>/dev/null),\
                 -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# Which build this is (harness/buildinfo.c: `faultline --version`, the reports' manifest):
+# git describe of this checkout (none outside one: the release in buildinfo.c), the
+# compiler, the flags.  build/buildinfo.txt changes only when they do, and with it only
+# buildinfo.o is compiled again.
+FL_VERSION := $(strip $(if $(filter $(CURDIR),$(shell git rev-parse --show-toplevel 2>/dev/null)),\
+                $(shell git describe --always --dirty 2>/dev/null)))
+FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
+
 # Everything but main.c goes into a library that the unit tests link too.
 LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c) \
            $(filter-out harness/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
@@ -44,7 +52,7 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
-        bench-clients clean
+        bench-clients clean FORCE
 .SECONDARY:
 
 all: faultline build/faultline-wcache
@@ -53,7 +61,11 @@ all: faultline build/faultline-wcache
 define build_rules
 $(1)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(MPIINC) $$(CFLAGS) $(2) -c $$< -o $$@
+	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(MPIINC) $$(CFLAGS) $(2) $$(BUILD_DEFS) -c $$< -o $$@
+
+$(1)/obj/harness/buildinfo.o: build/buildinfo.txt
+$(1)/obj/harness/buildinfo.o: BUILD_DEFS = -DFL_VERSION='"$$(FL_VERSION)"' -DFL_CC='"$$(FL_CC)"' \
+                                           -DFL_CFLAGS='"$$(strip $$(CFLAGS) $(2))"'
 
 $(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	@rm -f $$@
@@ -72,6 +84,13 @@ $(eval $(call build_rules,build/asan,$(SAN)))
 
 faultline: build/faultline
 	cp build/faultline $@
+
+build/buildinfo.txt: FORCE
+	@mkdir -p build
+	@echo '$(FL_VERSION) | $(FL_CC) | $(CFLAGS) | $(SAN)' > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+FORCE:
 
 # The iSCSI lab's controller write cache ([lab] write_cache = on): a program of its own (libfuse3),
 # found next to faultline.

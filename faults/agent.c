@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -519,6 +520,12 @@ static void hello(struct agent *a)
     jl_put_str(&o, "build", self_build_id());
     jl_put_u64(&o, "pid", (uint64_t)getpid());
     jl_put_u64(&o, "mono_ns", mono_ns());
+    /* the host, for the manifest of the run's report */
+    struct utsname u;
+    if (uname(&u) == 0) {
+        jl_put_str(&o, "nodename", u.nodename);
+        jl_put_str(&o, "kernel", u.release);
+    }
     send_line(a, &o);
 }
 

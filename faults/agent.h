@@ -6,6 +6,8 @@
  * stdout; the agent never listens on a port.  It runs the very family code
  * a local fault runs, on its own host, with its own undo log:
  *
+ *   (on start)                               <- {"ev":"hello","build":ID,"pid":P,"mono_ns":T,
+ *                                                "nodename":N,"kernel":R} (its uname)
  *   -> {"op":"time","seq":N}                 <- {"re":"time","seq":N,"mono_ns":T}
  *   -> {"op":"prepare","id":I, the spec ("name","action","k.KEY"...),
  *       where ("host","netns","ifname","port","addr","service" (the comm of

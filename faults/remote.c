@@ -594,6 +594,9 @@ struct remote *remote_open(const struct fault_host *h, const char *tag, const ch
         build = jl_str(&m, "build");
         snprintf(r->info.build, sizeof r->info.build, "%s", build ? build : "");
         jl_u64(&m, "pid", &r->info.agent_pid);
+        const char *node = jl_str(&m, "nodename"), *kernel = jl_str(&m, "kernel");
+        snprintf(r->info.nodename, sizeof r->info.nodename, "%s", node ? node : "");
+        snprintf(r->info.kernel, sizeof r->info.kernel, "%s", kernel ? kernel : "");
         jl_free(&m);
     }
     if (!build || strcmp(r->info.build, self_build_id()) != 0) {

@@ -47,6 +47,8 @@ struct remote_info {
     bool copied;        /* our executable was copied to the host */
     char build[48];     /* the agent's build id */
     uint64_t agent_pid; /* its process on the host */
+    char nodename[65];  /* the host's uname, as its agent said hello ("" unknown) */
+    char kernel[65];
 };
 
 /* Starts the agent on host h for run `tag`: ssh, the copy if needed, the

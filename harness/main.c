@@ -9,13 +9,12 @@
 
 #include "../faults/agent.h"
 #include "../lib/selfid.h"
+#include "buildinfo.h"
 #include "cleanup.h"
 #include "compare/compare.h"
 #include "lab/lab.h"
 #include "run.h"
 #include "scenario.h"
-
-#define VERSION "0.1.0"
 
 static const char usage_main[] =
     "usage: faultline VERB [ARGS]\n"
@@ -217,7 +216,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(verb, "--version") == 0) {
-        printf("faultline %s\n", VERSION);
+        printf("faultline %s\n", build_version());
         return 0;
     }
     if (strcmp(verb, "run") == 0) {

@@ -32,6 +32,7 @@
 #include "heal.h"
 #include "lab/lab.h"
 #include "launch.h"
+#include "manifest.h"
 #include "report/report.h"
 #include "scenario.h"
 #include "timeline.h"
@@ -592,6 +593,10 @@ static int run_workload(struct run *r)
     rep.abandoned = crew->abandoned;
     rep.lab = r->have_lab ? &r->lab : NULL; /* names the paths' hosts, faults or not */
     fault_timing(&rep, tl);
+    struct manifest *man = manifest_gather(&(struct manifest_from){
+        .dir = r->dir, .sc = sc, .seed = r->base.seed, .be = manifest_backend(crew),
+        .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents});
+    rep.manifest = man;
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {
         heal_finish(r, NULL, 0);
@@ -600,6 +605,7 @@ static int run_workload(struct run *r)
             r->clean_exit = clients_done(&r->cl, 2);
         crew_close(crew);
         crew_free(crew);
+        manifest_free(man);
         return 2;
     }
     int code;
@@ -612,6 +618,7 @@ static int run_workload(struct run *r)
         code = conclude_finish(&rep, crew, &r->events);
     }
     free(recov);
+    manifest_free(man);
     return code;
 }
 
@@ -839,7 +846,12 @@ int cmd_verify(const char *dir, bool quiet)
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
+    struct manifest *man = manifest_gather(&(struct manifest_from){
+        .dir = dir, .sc = &sc, .seed = meta.seed, .be = manifest_backend(&crew),
+        .lab_prefix = meta.lab_prefix});
+    rep.manifest = man;
     int code = conclude_finish(&rep, &crew, &events);
+    manifest_free(man);
     events_close(&events);
     return code;
 }

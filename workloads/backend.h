@@ -34,6 +34,7 @@
 #include "../checks/gen.h"
 #include "../lib/errbuf.h"
 #include "../lib/keys.h"
+#include "../lib/kvlist.h"
 
 enum io_op { IO_READ, IO_WRITE, IO_FLUSH };
 
@@ -181,6 +182,11 @@ struct backend_ops {
      * -errno. */
     int (*reap)(struct backend *be, struct io **done, int max, int wait_ms);
     void (*close)(struct backend *be);
+    /* What the target is, for the report's manifest: a device's model and
+     * serial, a LUN's INQUIRY data, a filesystem's type and mount options
+     * (keys of its own choice, snake_case).  be: the target as opened (NULL
+     * when it could not be).  NULL: the kind says nothing. */
+    void (*identify)(const struct backend *be, const struct target_cfg *t, struct kv_list *out);
 };
 
 /* A path event (connect, login, loss, switch, unit-attention...) as it

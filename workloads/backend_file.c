@@ -32,6 +32,7 @@
 #include "../checks/block.h"
 #include "../lib/devuse.h"
 #include "backend.h"
+#include "identify.h"
 
 struct file_priv {
     int fd;
@@ -417,6 +418,7 @@ const struct backend_ops backend_file_ops = {
     .submit = file_submit,
     .reap = file_reap,
     .close = file_close,
+    .identify = identify_path,
 };
 
 const struct backend_ops backend_blockdev_ops = {
@@ -427,4 +429,5 @@ const struct backend_ops backend_blockdev_ops = {
     .submit = file_submit,
     .reap = file_reap,
     .close = file_close,
+    .identify = identify_blockdev,
 };

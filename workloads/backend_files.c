@@ -38,6 +38,7 @@
 #include "../checks/block.h"
 #include "../lib/clock.h"
 #include "engine.h"
+#include "identify.h"
 #include "tree.h"
 
 /* One tree shared by the workers of a run.  With several clients (ranks)
@@ -678,4 +679,5 @@ const struct backend_ops backend_files_ops = {
     .submit = files_submit,
     .reap = files_reap,
     .close = files_close,
+    .identify = identify_path,
 };

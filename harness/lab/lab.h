@@ -39,6 +39,7 @@
 #include "../../faults/fault.h"
 #include "../../lib/json.h"
 #include "../../lib/keys.h"
+#include "../../lib/kvlist.h"
 
 #define LAB_STATE_DIR "/run/faultline/labs"
 #define LAB_DATA_DIR "/var/tmp/faultline-labs"
@@ -163,6 +164,10 @@ struct lab_kind {
                  size_t whatlen, char *err, size_t errlen);
     /* Entries still to heal (NULL: nothing heals).  Count, or -1 with err. */
     long (*heal_pending)(const struct lab *lab, char *err, size_t errlen);
+    /* For the report's manifest: how the lab's storage is set up (gluster:
+     * the volume's name, type, bricks into about; its options, as the
+     * volume says them, into options).  NULL: nothing beyond the target. */
+    void (*describe)(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 };
 
 /* The kinds, and the one called name (NULL: unknown). */

@@ -800,6 +800,41 @@ static void gluster_place(const struct lab *lab, unsigned client, struct lab_pla
     snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.199s", g->volume, mnt);
 }
 
+/* `gluster volume info VOL`: "Key: value" lines, the volume's own first
+ * (keys in snake_case), then those under "Options Reconfigured:" as the
+ * volume names them (network.ping-timeout).  Options left at their
+ * defaults are not listed there. */
+static void gluster_describe(const struct lab *lab, struct kv_list *about,
+                             struct kv_list *options)
+{
+    const char *info[] = {"volume", "info", priv(lab)->volume, NULL};
+    char out[16384];
+    int rc = gluster_cli(lab, NULL, info, out, sizeof out, 10000);
+    if (rc != 0) {
+        kv_add(about, "error", "gluster volume info %s failed (%d): %.300s", priv(lab)->volume,
+               rc, out);
+        return;
+    }
+    struct kv_list *to = about;
+    char *save = NULL;
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, "Options Reconfigured:", 21) == 0) {
+            to = options;
+            continue;
+        }
+        char *colon = strstr(line, ": ");
+        if (!colon)
+            continue;
+        *colon = '\0';
+        char key[KV_KEY];
+        snprintf(key, sizeof key, "%s", line);
+        for (char *c = key; to == about && *c; c++)
+            *c = *c == ' ' || *c == '-' ? '_' : (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a')
+                                                                          : *c;
+        kv_add(to, key, "%s", colon + 2);
+    }
+}
+
 const struct lab_kind lab_gluster = {
     .name = "gluster",
     .summary = "servers gs1, gs2, gs3 with a replica-3 GlusterFS volume, FUSE-mounted here",
@@ -818,4 +853,5 @@ const struct lab_kind lab_gluster = {
     .process = gluster_process,
     .replica = gluster_replica,
     .heal_pending = gluster_heal_pending,
+    .describe = gluster_describe,
 };

@@ -11,6 +11,7 @@
 
 #include "../../lib/json.h"
 #include "../../lib/units.h"
+#include "report_manifest.h"
 
 static bool passed(const struct report *r)
 {
@@ -747,6 +748,7 @@ static int write_json(const struct report *r, char *err, size_t errlen)
     json_arr_end(&j);
     json_key(&j, "crc32c");
     json_str(&j, r->crc_impl);
+    report_json_manifest(&j, r);
     json_obj_end(&j);
     fputc('\n', f);
     return report_install(f, tmp, r->dir, "report.json", err, errlen);
@@ -981,6 +983,7 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         fprintf(f, "  reverted   %" PRIu64 " reads found a write acknowledged before the run's "
                    "crash but never flushed missing (allowed)\n",
                 r->reverted_by_loss[0]);
+    report_text_manifest(f, r);
     size_t npath = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++)
         npath += r->events->list[i].portal[0] != 0;

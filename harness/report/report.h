@@ -31,6 +31,8 @@
 #include "../scenario.h"
 #include "../verdict.h"
 
+struct manifest; /* ../manifest.h */
+
 /* One client of a run over several (MPI ranks), as rank 0 saw it. */
 struct lab;
 
@@ -125,6 +127,7 @@ struct report {
     const char (*path_names)[FL_URL_MAX];
     unsigned npaths;
     const struct lab *lab;        /* the run's lab, or NULL */
+    const struct manifest *manifest; /* on what it ran (../manifest.h), or NULL */
 };
 
 /* "pass", "fail" or "error". */

@@ -22,6 +22,7 @@
 
 #include "report.h"
 #include "report_paths.h"
+#include "report_manifest.h"
 #include "report_svg.h"
 
 #define MAX_POINTS 960
@@ -503,6 +504,7 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
     faults_table(f, r);
     clients_table(f, r);
     findings_table(f, r);
+    report_html_manifest(f, r);
     fprintf(f, "<p class=\"small\">faultline; the numbers behind the plots are in timeline.csv, "
                "everything else in report.json.</p>\n</body></html>\n");
     return report_install(f, tmp, r->dir, "report.html", err, errlen);

@@ -88,6 +88,21 @@ EOS
 expect_code 0 "$FAULTLINE" run "$WORK/brick.scn" --out "$WORK/run" -q
 R=$WORK/run/report.json
 json "$R" .verdict '"pass"'
+# the manifest: the volume and its options as `gluster volume info` says
+# them, the FUSE mount, glusterfs's version as it says it, each server by
+# its own hostname
+json "$R" '[.manifest.target.lab.kind, .manifest.target.lab.volume_name]' "[\"gluster\",\"$VOL\"]"
+json "$R" '.manifest.target.lab.number_of_bricks' '"1 x 3 = 3"'
+awk '/^Options Reconfigured:/ { on = 1; next } on && /: / { sub(/: /, "\t"); print }' \
+    "$WORK/info" | sort > "$WORK/options"
+[ -s "$WORK/options" ] || fail "gluster volume info lists no options"
+jq -r '.manifest.target.lab.options | to_entries[] | "\(.key)\t\(.value)"' "$R" | sort > "$WORK/moptions"
+cmp -s "$WORK/options" "$WORK/moptions" || { diff "$WORK/options" "$WORK/moptions" >&2; fail "manifest.target.lab.options differ from gluster volume info"; }
+json "$R" '.manifest.target.lab.options["network.ping-timeout"]' '"10"'
+json "$R" '[.manifest.target.kind, .manifest.target.fs_type]' '["files","fuse.glusterfs"]'
+json "$R" .manifest.versions.glusterfs "\"$(glusterfs --version | head -n 1 | sed 's/^glusterfs //')\""
+json "$R" '[.manifest.hosts[] | [.name, .hostname, .via]]' \
+    "[[\"client\",\"$(uname -n)\",\"local\"],[\"gs1\",\"gs1\",\"netns\"],[\"gs2\",\"gs2\",\"netns\"],[\"gs3\",\"gs3\",\"netns\"]]"
 # The heal measured: its time, or (GlusterFS's own pace: 11-31 s here,
 # once more than the 90 s of heal_wait in CI) the entries still left when
 # heal_wait ran out, as the volume answered.  A heal question that failed

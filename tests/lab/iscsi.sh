@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root "namespaces and tgtd"
-FAULTLINE_LAB_PREFIX=${FAULTLINE_LAB_PREFIX:-fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')}
+FAULTLINE_LAB_PREFIX=${FL_TEST_LAB_PREFIX:-fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')}
 export FAULTLINE_LAB_PREFIX
 P=$FAULTLINE_LAB_PREFIX
 lab_down() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
@@ -52,6 +52,10 @@ json "$WORK/out" '[.hosts[] | select(.process) | .process.pid] | map(tostring) |
 sa=$(iscsi-inq -e 1 -c 128 "$PORTAL_A" | tr -d ' ')
 sb=$(iscsi-inq -e 1 -c 128 "$PORTAL_B" | tr -d ' ')
 [ -n "$sa" ] && [ "$sa" = "$sb" ] || fail "serial numbers differ: '$sa' / '$sb'"
+# ... and its standard INQUIRY (for the manifest of the run below)
+inq_field() { iscsi-inq "$PORTAL_A" | sed -n "s/^$1://p" | sed 's/ *$//'; }
+SERIAL=$(echo "$sa" | sed 's/.*\[\(.*\)\]$/\1/') # "UnitSerialNumber:[SERIAL]"
+INQ="[\"$(inq_field Vendor)\",\"$(inq_field Product)\",\"$(inq_field Revision)\"]"
 
 # A run through both controllers; the test kills the active controller's tgtd.
 cat > "$WORK/failover.scn" <<EOS
@@ -78,6 +82,18 @@ set -e
 R=$WORK/run/report.json
 json "$R" .verdict '"pass"'
 json "$R" .io.errors 0
+# the manifest: the LUN as INQUIRY told iscsi-inq, tgt's version as tgtd and
+# its package say it, the controllers as hosts
+json "$R" '[.manifest.target.vendor, .manifest.target.product, .manifest.target.revision]' "$INQ"
+json "$R" .manifest.target.serial "\"$SERIAL\""
+json "$R" .manifest.versions.tgtd "\"$(tgtd --version | head -n 1)\""
+case "$(dpkg-query -W -f '${Version}' tgt 2>/dev/null || echo "?")" in
+"?" | *"$(jq -r .manifest.versions.tgtd "$R")"*) ;;
+*) fail "manifest.versions.tgtd $(jq .manifest.versions.tgtd "$R") is not tgt's $(dpkg-query -W -f '${Version}' tgt)" ;;
+esac
+json "$R" '[.manifest.hosts[] | [.name, .via]]' '[["client","local"],["ctrl-a","netns"],["ctrl-b","netns"]]'
+json "$R" '[.manifest.hosts[].kernel] | unique' "[\"$(uname -r)\"]"
+json "$R" .manifest.target.lab.kind '"iscsi"'
 json "$R" "[.path_events[] | select(.event == \"loss\") | .portal]" "[\"$PORTAL_A\"]"
 json "$R" "[.path_events[] | select(.event == \"switch\") | .portal]" "[\"$PORTAL_A\",\"$PORTAL_B\"]"
 json "$R" '[.path_events[] | select(.event == "loss") | .t > 2 and .t < 5] | all' true
@@ -109,6 +125,7 @@ grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no l
 # verify through the lab: ctrl-a is dead, ctrl-b answers.
 expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet
 json "$R" .verdict '"pass"'
+json "$R" '[.mode, .manifest.target.serial]' "[\"verify\",\"$SERIAL\"]"
 
 # A lab with a dead controller is rebuilt by `lab up`.
 kill -9 "$(jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid' "$S")"

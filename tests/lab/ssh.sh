@@ -194,6 +194,10 @@ json "$R" '[.hosts[] | .name]' '["ctrl-a","ctrl-b","switch"]'
 json "$R" '[.hosts[] | .transport] | unique' '["ssh"]'
 json "$R" '[.hosts[] | .rtt_ms > 0 and .rtt_ms < 50] | all' true
 json "$R" '[.hosts[] | .agent_copied] | all' true
+# the manifest: each ssh host as its agent said hello (its uname)
+json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .name] | sort' '["ctrl-a","ctrl-b","switch"]'
+json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .kernel] | unique' "[\"$(uname -r)\"]"
+json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .hostname] | unique' "[\"$(uname -n)\"]"
 # what cut the session is known from the agent's own clock once it is back
 json "$R" '[.faults[] | .indeterminate] | any' false
 json "$R" '[.faults[] | .injected_at - .at < 0.05] | all' true
