@@ -31,6 +31,8 @@
 #include "../scenario.h"
 #include "../verdict.h"
 
+struct resources; /* the hosts' resources over time (../resources.h) */
+
 /* One client of a run over several (MPI ranks), as rank 0 saw it. */
 struct report_client {
     unsigned rank;
@@ -119,6 +121,7 @@ struct report {
     /* the metadata streams' counts, every client's (used when meta_streams is NULL) */
     const uint64_t *meta_ops;
     uint64_t meta_errors;
+    const struct resources *resources; /* sampled over the workload (run only), or NULL */
 };
 
 /* "pass", "fail" or "error". */
@@ -149,6 +152,10 @@ void report_escape(FILE *f, const char *s);
  * block lives in, or the name found wrong) and the byte offset in it. */
 void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
                   uint64_t *offset);
+
+/* report_resources.c: the resource plots of report.html, on the time
+ * axis of its throughput plot (span_s seconds); nothing without samples. */
+void report_html_resources(FILE *f, const struct report *r, double span_s);
 
 /* junit.xml (report_junit.c) and report.html (report_html.c). */
 int report_write_junit(const struct report *r, char *err, size_t errlen);

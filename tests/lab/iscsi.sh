@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 need_root "namespaces and tgtd"
-FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+FAULTLINE_LAB_PREFIX=${FAULTLINE_LAB_PREFIX:-fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')}
 export FAULTLINE_LAB_PREFIX
 P=$FAULTLINE_LAB_PREFIX
 lab_down() { "$FAULTLINE" lab down iscsi > /dev/null 2>&1; }
@@ -84,6 +84,21 @@ json "$R" '[.path_events[] | select(.event == "loss") | .t > 2 and .t < 5] | all
 json "$R" '.io.writes > 1000 and .sweep.reads > 1000' true
 contains "$WORK/run/report.txt" "path events:"
 grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no loss event"
+# The hosts' resources over the run: both controllers' CPU and network,
+# ctrl-a's traffic before its kill, ctrl-b's after the failover; the disk
+# under the LUN image.
+C=$WORK/run/resources.csv
+for h in ctrl-a ctrl-b; do
+    awk -F, -v h=$h '$2 == h && $3 == "cpu" && $5 == "busy_pct"' "$C" | grep -q . \
+        || fail "no CPU of $h in resources.csv"
+done
+awk -F, '$2 == "ctrl-a" && $3 == "net" && $5 == "rx_bytes_per_s" && $6 > 1000 && $1 < 2' "$C" \
+    | grep -q . || fail "ctrl-a received nothing before its kill: $(grep ctrl-a,net "$C" | head -5)"
+awk -F, '$2 == "ctrl-b" && $3 == "net" && $5 == "tx_bytes_per_s" && $6 > 1000 && $1 > 6' "$C" \
+    | grep -q . || fail "ctrl-b sent nothing after the failover: $(grep ctrl-b,net "$C" | tail -5)"
+awk -F, '$2 == "client" && $3 == "disk" && $5 == "write_bytes_per_s"' "$C" | grep -q . \
+    || fail "no disk under the lab's LUN image in resources.csv"
+contains "$WORK/run/report.html" "<title>network per host over time</title>"
 
 # verify through the lab: ctrl-a is dead, ctrl-b answers.
 expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet
