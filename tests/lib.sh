@@ -108,9 +108,10 @@ wait_event() {
     done
 }
 
-# A per-run lab prefix, and the lab taken down on exit.
+# A per-run lab prefix (the one given in FAULTLINE_LAB_PREFIX, if any), and
+# the lab taken down on exit.
 lab_prefix() {
-    FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+    FAULTLINE_LAB_PREFIX=${FAULTLINE_LAB_PREFIX:-fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')}
     export FAULTLINE_LAB_PREFIX
     P=$FAULTLINE_LAB_PREFIX
     at_exit lab_down_quietly

@@ -51,16 +51,18 @@ expect_code 0 "$FAULTLINE" run "$WORK/disk.scn" --out "$WORK/run" --quiet
 C=$WORK/run/resources.csv
 [ -s "$C" ] || fail "no resources.csv"
 [ "$(head -1 "$C")" = "t_s,host,kind,name,metric,value" ] || fail "resources.csv starts with $(head -1 "$C")"
-# the client's CPU at every sample: every 250 ms (the bucket) over 3 s
+# the client's CPU at every sample: every 250 ms (the bucket) over 3 s (a
+# sample late on a loaded machine is taken at the next one)
 n=$(awk -F, '$2 == "client" && $3 == "cpu" && $4 == "machine" && $5 == "busy_pct"' "$C" | wc -l)
-[ "$n" -ge 11 ] && [ "$n" -le 13 ] || fail "$n CPU samples in 3 s of 250 ms buckets"
-awk -F, '$5 == "busy_pct" { print $1 }' "$C" | awk 'NR > 1 { d = $1 - last; if (d < 0.2 || d > 0.3) bad = 1 }
-    { last = $1 } END { exit bad }' || fail "the samples are not 250 ms apart: $(awk -F, '$5 == "busy_pct" { print $1 }' "$C" | tr '\n' ' ')"
+[ "$n" -ge 8 ] && [ "$n" -le 13 ] || fail "$n CPU samples in 3 s of 250 ms buckets"
+awk -F, '$5 == "busy_pct" { print $1 }' "$C" | awk 'NR > 1 { d = $1 - last; n++; ok += d > 0.2 && d < 0.3 }
+    { last = $1 } END { exit ok < 0.75 * n }' \
+    || fail "the samples are not 250 ms apart: $(awk -F, '$5 == "busy_pct" { print $1 }' "$C" | tr '\n' ' ')"
 awk -F, '$2 == "client" && $5 == "iowait_pct"' "$C" | grep -q . || fail "no iowait of the client"
 # the disk under the target: its written bytes move in (nearly) every sample
 total=$(awk -F, -v d="$DEV" '$3 == "disk" && $4 == d && $5 == "write_bytes_per_s"' "$C" | wc -l)
 moving=$(awk -F, -v d="$DEV" '$3 == "disk" && $4 == d && $5 == "write_bytes_per_s" && $6 > 0' "$C" | wc -l)
-[ "$total" -ge 11 ] || fail "$total samples of $DEV's written bytes: $(grep ',disk,' "$C" | head -3)"
+[ "$total" -ge 8 ] || fail "$total samples of $DEV's written bytes: $(grep ',disk,' "$C" | head -3)"
 [ "$moving" -ge $((total - 2)) ] || fail "$DEV wrote in only $moving of $total samples"
 awk -F, -v d="$DEV" '$4 == d && $5 == "writes_per_s" && $6 > 0 { n++ } END { exit n < 5 }' "$C" \
     || fail "no writes per second on $DEV"
