@@ -34,6 +34,7 @@
 #include "launch.h"
 #include "manifest.h"
 #include "report/report.h"
+#include "resources.h"
 #include "scenario.h"
 #include "timeline.h"
 
@@ -98,24 +99,32 @@ static uint64_t random64(void)
 struct start_ctx {
     struct timeline *tl;
     struct event_log *events;
+    struct resources *res; /* rank 0 (or alone) only */
 };
 
-/* The crew's hook at time zero: events count from here, faults start. */
+/* The crew's hook at time zero: events count from here, faults start,
+ * the hosts' resources are sampled. */
 static void start_faults(void *ctx, uint64_t t0)
 {
     struct start_ctx *s = ctx;
     char err[512];
     events_set_t0(s->events, t0);
+    if (s->res && resources_start(s->res, t0, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: %s; no resources.csv\n", err);
     if (s->tl && timeline_start(s->tl, t0, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         stop_workload = 1; /* no half run: end at once, still report */
     }
 }
 
-/* The crew's hook between workload and sweep: every fault cleared. */
+/* The crew's hook between workload and sweep: every fault cleared, the
+ * sampling of resources ended. */
 static void finish_faults(void *ctx)
 {
-    timeline_finish(ctx);
+    struct start_ctx *s = ctx;
+    timeline_finish(s->tl);
+    if (s->res)
+        resources_stop(s->res);
 }
 
 /* One `faultline run`: what its steps share. */
@@ -133,6 +142,7 @@ struct run {
     bool placed;
     struct crew crew;
     struct timeline *tl;    /* rank 0 (or alone) only */
+    struct resources *res;  /* rank 0 (or alone) only; NULL when it cannot sample */
     struct heal_watch heal;
     bool watching, abandoned;
     /* a run over several clients: the MPI job, and the exchange with rank 0 */
@@ -397,6 +407,13 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
     if (!is_rank0(r)) { /* rank 0 owns the timeline */
         free(r->tl);
         r->tl = NULL;
+    } else if ((r->res = malloc(sizeof *r->res)) &&
+               resources_prepare(r->res, r->sc.bucket_ns, r->have_lab ? &r->lab : NULL,
+                                 r->sc.target.path, err, errlen) != 0) {
+        fprintf(stderr, "faultline: %s; the hosts' resources are not sampled\n", err);
+        resources_free(r->res);
+        free(r->res);
+        r->res = NULL;
     }
     if (r->multi && is_rank0(r)) {
         struct clients_hello h = {.run_id = r->base.run_id, .seed = r->base.seed,
@@ -559,14 +576,14 @@ static int run_workload(struct run *r)
             crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
             (double)sc->duration_ns / 1e9, r->dir);
     /* Time zero is the start of the workload: faults count from there. */
-    struct start_ctx sctx = {.tl = tl, .events = &r->events};
+    struct start_ctx sctx = {.tl = tl, .events = &r->events, .res = r->res};
     if (tl)
         tl->power = &crew->power;
     crew->on_start = start_faults;
     crew->on_start_ctx = &sctx;
     if (tl) {
         crew->between = finish_faults;
-        crew->between_ctx = tl;
+        crew->between_ctx = &sctx;
         crew->active_faults = &tl->active;
     } else {
         crew->between = rank_progress;
@@ -593,6 +610,10 @@ static int run_workload(struct run *r)
     rep.abandoned = crew->abandoned;
     rep.lab = r->have_lab ? &r->lab : NULL; /* names the paths' hosts, faults or not */
     fault_timing(&rep, tl);
+    char rerr[FL_ERRLEN];
+    if (r->res && resources_write_csv(r->res, r->dir, rerr, sizeof rerr) != 0)
+        fprintf(stderr, "faultline: %s\n", rerr);
+    rep.resources = r->res;
     struct manifest *man = manifest_gather(&(struct manifest_from){
         .dir = r->dir, .sc = sc, .seed = r->base.seed, .be = manifest_backend(crew),
         .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents});
@@ -631,6 +652,10 @@ static int run_teardown(struct run *r, int code)
     if (r->tl) {
         timeline_free(r->tl); /* clears anything still active, on every path */
         free(r->tl);
+    }
+    if (r->res) {
+        resources_free(r->res);
+        free(r->res);
     }
     const char *kind = r->have_lab ? r->lab.kind->name : "";
     if (r->have_lab && r->lab_created && !r->o->keep_lab) {

@@ -32,6 +32,7 @@
 #include "../verdict.h"
 
 struct manifest; /* ../manifest.h */
+struct resources; /* the hosts' resources over time (../resources.h) */
 
 /* One client of a run over several (MPI ranks), as rank 0 saw it. */
 struct lab;
@@ -128,6 +129,7 @@ struct report {
     unsigned npaths;
     const struct lab *lab;        /* the run's lab, or NULL */
     const struct manifest *manifest; /* on what it ran (../manifest.h), or NULL */
+    const struct resources *resources; /* sampled over the workload (run only), or NULL */
 };
 
 /* "pass", "fail" or "error". */
@@ -158,6 +160,10 @@ void report_escape(FILE *f, const char *s);
  * block lives in, or the name found wrong) and the byte offset in it. */
 void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
                   uint64_t *offset);
+
+/* report_resources.c: the resource plots of report.html, on the time
+ * axis of its throughput plot (span_s seconds); nothing without samples. */
+void report_html_resources(FILE *f, const struct report *r, double span_s);
 
 /* junit.xml (report_junit.c) and report.html (report_html.c). */
 int report_write_junit(const struct report *r, char *err, size_t errlen);

@@ -498,6 +498,7 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
                     (double)r->series->width_ns / 1e6 *
                         (double)((r->series->used + MAX_POINTS - 1) / MAX_POINTS));
             plot_latency(f, r, p);
+            report_html_resources(f, r, p->span_s);
             free(p);
         }
     }

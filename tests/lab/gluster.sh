@@ -103,6 +103,16 @@ json "$R" '[.manifest.target.kind, .manifest.target.fs_type]' '["files","fuse.gl
 json "$R" .manifest.versions.glusterfs "\"$(glusterfs --version | head -n 1 | sed 's/^glusterfs //')\""
 json "$R" '[.manifest.hosts[] | [.name, .hostname, .via]]' \
     "[[\"client\",\"$(uname -n)\",\"local\"],[\"gs1\",\"gs1\",\"netns\"],[\"gs2\",\"gs2\",\"netns\"],[\"gs3\",\"gs3\",\"netns\"]]"
+# The hosts' resources: each server's brick on its own loop device (the
+# one its image is bound to), each server's network moving.
+C=$WORK/run/resources.csv
+for i in 1 2 3; do
+    loop=$(losetup -j "$LABDIR/gs$i/brick.img" | cut -d: -f1)
+    awk -F, -v h=gs$i -v d="${loop#/dev/}" '$2 == h && $3 == "disk" && $4 == d && $5 == "write_bytes_per_s"' \
+        "$C" | grep -q . || fail "no rows of gs$i's brick device ${loop:-(none)} in resources.csv"
+    awk -F, -v h=gs$i '$2 == h && $3 == "net" && $5 == "rx_bytes_per_s" && $6 > 1000' "$C" \
+        | grep -q . || fail "gs$i received nothing: $(grep "gs$i,net" "$C" | head -3)"
+done
 # The heal measured: its time, or (GlusterFS's own pace: 11-31 s here,
 # once more than the 90 s of heal_wait in CI) the entries still left when
 # heal_wait ran out, as the volume answered.  A heal question that failed

@@ -121,6 +121,21 @@ contains "$WORK/run/report.html" "path 0: ctrl-a $HP_A"
 contains "$WORK/run/report.html" "path 1: ctrl-b $HP_B"
 grep -q '<polygon class="path" fill=' "$WORK/run/report.html" || fail "report.html colours no path"
 grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no loss event"
+# The hosts' resources over the run: both controllers' CPU and network,
+# ctrl-a's traffic before its kill, ctrl-b's after the failover; the disk
+# under the LUN image.
+C=$WORK/run/resources.csv
+for h in ctrl-a ctrl-b; do
+    awk -F, -v h=$h '$2 == h && $3 == "cpu" && $5 == "busy_pct"' "$C" | grep -q . \
+        || fail "no CPU of $h in resources.csv"
+done
+awk -F, '$2 == "ctrl-a" && $3 == "net" && $5 == "rx_bytes_per_s" && $6 > 1000 && $1 < 2' "$C" \
+    | grep -q . || fail "ctrl-a received nothing before its kill: $(grep ctrl-a,net "$C" | head -5)"
+awk -F, '$2 == "ctrl-b" && $3 == "net" && $5 == "tx_bytes_per_s" && $6 > 1000 && $1 > 6' "$C" \
+    | grep -q . || fail "ctrl-b sent nothing after the failover: $(grep ctrl-b,net "$C" | tail -5)"
+awk -F, '$2 == "client" && $3 == "disk" && $5 == "write_bytes_per_s"' "$C" | grep -q . \
+    || fail "no disk under the lab's LUN image in resources.csv"
+contains "$WORK/run/report.html" "<title>network per host over time</title>"
 
 # verify through the lab: ctrl-a is dead, ctrl-b answers.
 expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet

@@ -1,0 +1,291 @@
+/*
+ * report_resources — the hosts' resources in report.html: CPU per host,
+ * each disk's throughput and queue depth, each host's network, over the
+ * same time axis as the throughput plot (report_svg.h), with the fault
+ * windows shaded, so that a stall can be laid next to what the hosts were
+ * doing then.  The numbers are resources.csv's (harness/resources.h).
+ *
+ * One colour per host (CPU, network) or device (disk); a second measure of
+ * the same thing is the same colour dashed: iowait under busy, read under
+ * written, sent under received.  A line is drawn at the middle of the
+ * interval its rate covers; a queue depth at its sample.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../resources.h"
+#include "report.h"
+#include "report_svg.h"
+
+#define MAX_LINES 16
+#define MAX_POINTS 960
+
+static const char *const hue[] = {"#1565c0", "#ef6c00", "#2e7d32", "#ad1457", "#00838f",
+                                  "#6d4c41", "#5e35b1", "#9e9d24", "#546e7a", "#c62828"};
+#define HUES (sizeof hue / sizeof hue[0])
+
+struct line {
+    const struct res_series *s;
+    const char *colour;
+    bool dashed;
+    char label[160]; /* "" : no legend of its own (the dashed twin of a line) */
+};
+
+struct plot {
+    const char *title, *unit, *axis;
+    double floor_max; /* the y axis goes at least this high */
+    bool gauge;       /* values at the sample (else rates over the interval before it) */
+    bool bytes;       /* bytes per second: shown in B/s, kB/s or MB/s by the largest */
+    struct line lines[MAX_LINES];
+    unsigned n, left_out;
+};
+
+static void add_line(struct plot *p, const struct res_series *s, const char *colour,
+                     bool dashed, const char *label)
+{
+    if (!s)
+        return;
+    if (p->n == MAX_LINES) {
+        p->left_out += label && *label;
+        return;
+    }
+    struct line *l = &p->lines[p->n++];
+    l->s = s;
+    l->colour = colour;
+    l->dashed = dashed;
+    snprintf(l->label, sizeof l->label, "%s", label ? label : "");
+}
+
+/* The samples of one series, averaged down to at most MAX_POINTS. */
+static size_t squeeze(const struct resources *res, const struct res_series *s, bool gauge,
+                      double span_s, double *t, double *v)
+{
+    size_t n = res->nsamples, per = (n + MAX_POINTS - 1) / MAX_POINTS, k = 0;
+    double half = gauge ? 0 : (double)res->period_ns / 2e9;
+    for (size_t i = 0; per && i < n; i += per) {
+        double st = 0, sv = 0;
+        unsigned m = 0;
+        for (size_t j = i; j < i + per && j < n; j++) {
+            if (isnan(s->values[j]))
+                continue;
+            /* a rate covers the interval before its sample (the last one
+             * may be shorter than the period) */
+            double dt = j ? res->t_s[j] - res->t_s[j - 1] : 0;
+            st += res->t_s[j] - (gauge ? 0 : (dt < 2 * half ? dt / 2 : half));
+            sv += s->values[j];
+            m++;
+        }
+        if (!m) { /* not measured then: the line breaks */
+            if (k && !isnan(v[k - 1]))
+                t[k] = 0, v[k++] = NAN;
+            continue;
+        }
+        if (st / m > span_s + 1e-9)
+            continue;
+        t[k] = st / m;
+        v[k++] = sv / m;
+    }
+    return k;
+}
+
+static void draw(FILE *f, const struct report *r, const struct resources *res, double span_s,
+                 const struct plot *p)
+{
+    if (!p->n)
+        return;
+    double *t = malloc(MAX_POINTS * sizeof *t), *v = malloc(MAX_POINTS * sizeof *v);
+    if (!t || !v) {
+        free(t);
+        free(v);
+        return;
+    }
+    double ymax = p->floor_max;
+    for (unsigned k = 0; k < p->n; k++) {
+        size_t m = squeeze(res, p->lines[k].s, p->gauge, span_s, t, v);
+        for (size_t i = 0; i < m; i++)
+            if (!isnan(v[i]) && v[i] > ymax)
+                ymax = v[i];
+    }
+    /* short tick labels: the axis names the unit */
+    double scale = 1;
+    const char *axis = p->axis;
+    if (p->bytes)
+        scale = ymax >= 1e6 ? 1e6 : ymax >= 1e3 ? 1e3 : 1,
+        axis = scale == 1e6 ? "MB/s" : scale == 1e3 ? "kB/s" : "bytes/s";
+    ymax /= scale;
+    double step = svg_nice_step(ymax, 4);
+    ymax = ceil(ymax / step) * step;
+    struct frame fr = {.span_s = span_s, .ymax = ymax};
+    svg_begin(f, p->title);
+    svg_fault_windows(f, r->faults, r->nfaults, &fr);
+    svg_x_axis(f, &fr);
+    svg_y_axis(f, &fr, step, p->unit, axis);
+    double lx = PAD_L + 8;
+    unsigned unlabelled = p->left_out;
+    for (unsigned k = 0; k < p->n; k++) {
+        const struct line *l = &p->lines[k];
+        size_t m = squeeze(res, l->s, p->gauge, span_s, t, v);
+        for (size_t i = 0; i < m;) { /* one polyline per stretch without a gap */
+            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s "
+                       "points=\"", l->colour, l->dashed ? " stroke-dasharray=\"5 3\"" : "");
+            for (; i < m && !isnan(v[i]); i++)
+                fprintf(f, "%.1f,%.1f ", svg_x(&fr, t[i]), svg_y(&fr, v[i] / scale));
+            i++; /* the gap */
+            fprintf(f, "\"><title>");
+            report_escape(f, l->s->host);
+            fprintf(f, " ");
+            report_escape(f, l->s->name);
+            fprintf(f, " %s</title></polyline>\n", l->s->metric);
+        }
+        if (!l->label[0])
+            continue;
+        /* one row of legend under the time axis, as far as it goes */
+        double w = 6.3 * (double)strlen(l->label) + 26;
+        if (lx + w > PLOT_W - PAD_R - 70) {
+            unlabelled++;
+            continue;
+        }
+        svg_legend(f, lx, PLOT_H - 4, l->colour, l->label);
+        lx += w;
+    }
+    if (unlabelled)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">+%u more in resources.csv</text>\n",
+                lx, PLOT_H - 4, unlabelled);
+    svg_end(f);
+    free(t);
+    free(v);
+}
+
+static void cpu_plot(FILE *f, const struct report *r, const struct resources *res, double span)
+{
+    struct plot p = {.title = "CPU per host over time", .unit = "%", .axis = "CPU",
+                     .floor_max = 10};
+    unsigned c = 0;
+    for (unsigned i = 0; i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "cpu") != 0 || strcmp(s->metric, "busy_pct") != 0)
+            continue;
+        const char *colour = hue[c++ % HUES];
+        char label[160];
+        snprintf(label, sizeof label, "%s%s", s->host,
+                 strcmp(s->name, "machine") == 0 ? " (machine)" : "");
+        add_line(&p, s, colour, false, label);
+        add_line(&p, resources_find(res, s->host, "cpu", s->name, "iowait_pct"), colour, true,
+                 NULL);
+    }
+    bool servers = false;
+    for (unsigned i = 0; i < p.n && !servers; i++)
+        servers = strcmp(p.lines[i].s->name, "processes") == 0;
+    fprintf(f, "<h3>CPU: busy, iowait dashed</h3>\n<p class=\"small\">The machine (the client): "
+               "busy and iowait as %% of all its %u CPUs.", res->ncpus);
+    if (servers)
+        fprintf(f, " A lab server (a namespace on the same kernel): the CPU its processes used, "
+                   "as %% of one CPU%s.", res->delayacct ? ", and their block I/O wait likewise"
+                                                         : " (their iowait is not counted: "
+                                                           "kernel.task_delayacct is off)");
+    fprintf(f, "</p>\n");
+    draw(f, r, res, span, &p);
+}
+
+static void disk_plots(FILE *f, const struct report *r, const struct resources *res,
+                       double span)
+{
+    struct plot bw = {.title = "disk throughput over time", .bytes = true,
+                      .floor_max = 1e6};
+    struct plot q = {.title = "disk queue depth over time", .axis = "I/Os in flight",
+                     .floor_max = 4, .gauge = true};
+    unsigned c = 0;
+    for (unsigned i = 0; i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "disk") != 0 || strcmp(s->metric, "write_bytes_per_s") != 0)
+            continue;
+        const char *colour = hue[c++ % HUES];
+        char label[160];
+        snprintf(label, sizeof label, "%s %s (%s)", s->host, s->name, s->role);
+        add_line(&bw, s, colour, false, label);
+        add_line(&bw, resources_find(res, s->host, "disk", s->name, "read_bytes_per_s"), colour,
+                 true, NULL);
+        add_line(&q, resources_find(res, s->host, "disk", s->name, "in_flight"), colour, false,
+                 label);
+    }
+    if (!bw.n) {
+        fprintf(f, "<h3>Disks</h3>\n<p class=\"small\">No disk sampled: %s.</p>\n",
+                res->why_no_disk[0] ? res->why_no_disk : "no block device carries the target");
+        return;
+    }
+    fprintf(f, "<h3>Disks: written, read dashed</h3>\n");
+    if (res->why_no_disk[0]) {
+        fprintf(f, "<p class=\"small\">");
+        report_escape(f, res->why_no_disk);
+        fprintf(f, ".</p>\n");
+    }
+    draw(f, r, res, span, &bw);
+    fprintf(f, "<h3>Disks: queue depth</h3>\n");
+    draw(f, r, res, span, &q);
+}
+
+static double total_of(const struct resources *res, const struct res_series *s)
+{
+    double sum = 0;
+    for (size_t i = 0; s && i < res->nsamples; i++)
+        if (!isnan(s->values[i]))
+            sum += s->values[i];
+    return sum;
+}
+
+/* Per host its busiest interface (lo aside; the lab client's own cable
+ * for the machine, whose namespace also holds every other lab's switch):
+ * received, sent dashed. */
+static void net_plot(FILE *f, const struct report *r, const struct resources *res, double span)
+{
+    struct plot p = {.title = "network per host over time", .bytes = true, .floor_max = 1e3};
+    unsigned c = 0;
+    for (unsigned i = 0; i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "cpu") != 0 || strcmp(s->metric, "busy_pct") != 0)
+            continue; /* one per host, in the sampler's order */
+        const struct res_series *best =
+            strcmp(s->name, "machine") == 0 && res->client_if[0]
+                ? resources_find(res, s->host, "net", res->client_if, "rx_bytes_per_s")
+                : NULL;
+        double most = best ? INFINITY : 0;
+        for (unsigned k = 0; k < res->nseries; k++) {
+            const struct res_series *x = &res->series[k];
+            if (strcmp(x->kind, "net") != 0 || strcmp(x->host, s->host) != 0 ||
+                strcmp(x->metric, "rx_bytes_per_s") != 0 || strcmp(x->name, "lo") == 0)
+                continue;
+            double sum = total_of(res, x) +
+                         total_of(res, resources_find(res, x->host, "net", x->name,
+                                                      "tx_bytes_per_s"));
+            if (sum > most)
+                most = sum, best = x;
+        }
+        if (!best)
+            continue;
+        const char *colour = hue[c++ % HUES];
+        char label[160];
+        snprintf(label, sizeof label, "%s %s", best->host, best->name);
+        add_line(&p, best, colour, false, label);
+        add_line(&p, resources_find(res, best->host, "net", best->name, "tx_bytes_per_s"),
+                 colour, true, NULL);
+    }
+    if (!p.n)
+        return;
+    fprintf(f, "<h3>Network: received, sent dashed (each host's busiest interface)</h3>\n");
+    draw(f, r, res, span, &p);
+}
+
+void report_html_resources(FILE *f, const struct report *r, double span_s)
+{
+    const struct resources *res = r->resources;
+    if (!res || res->nsamples < 2 || span_s <= 0)
+        return;
+    fprintf(f, "<h2>Host resources</h2>\n<p class=\"small\">Sampled every %.0f ms over the "
+               "workload; every host, device and interface in resources.csv.</p>\n",
+            (double)res->period_ns / 1e6);
+    cpu_plot(f, r, res, span_s);
+    disk_plots(f, r, res, span_s);
+    net_plot(f, r, res, span_s);
+}
