@@ -1066,7 +1066,9 @@ void scenario_reference(FILE *out)
         /* Expectations: a metric, a comparison, a value. */
         for (int i = 0; s == S_EXPECT && i < M_RUN_COUNT; i++)
             fprintf(out, "  %-16s  %s %s\n      %s\n", run_metrics[i].name,
-                    run_metrics[i].seconds ? "duration" : "count   ",
+                    run_metrics[i].seconds   ? "duration"
+                    : run_metrics[i].percent ? "percent "
+                                             : "count   ",
                     run_metrics[i].integrity ? "default = 0 (integrity rule)" : "",
                     run_metrics[i].help);
         for (int i = 0; s == S_FAULT && i < F_COUNT; i++) {
@@ -1076,8 +1078,11 @@ void scenario_reference(FILE *out)
                     fault_metrics[i].seconds ? "duration" : "count", fault_metrics[i].help);
         }
         if (s == S_EXPECT || s == S_FAULT)
-            fprintf(out, "      (%s compare with =, <, <=, >, >=)\n",
-                    s == S_EXPECT ? "metrics" : "expect_* keys");
+            fprintf(out, "      (%s compare with =, <, <=, >, >=; with repeat = N a suffix _min, "
+                         "_p50, _p95, _max, _mean or _sd\n       takes that statistic over the "
+                         "repetitions: %s)\n",
+                    s == S_EXPECT ? "metrics" : "expect_* keys",
+                    s == S_EXPECT ? "recovery_p95 <= 8s" : "expect_stall_p95 <= 5s");
         fprintf(out, "\n");
     }
     const struct fault_ops *const *families;
