@@ -339,42 +339,6 @@ static void json_metric(struct json *j, const struct summary *s, const struct su
     json_obj_end(j);
 }
 
-/* A value of the copied manifest, whatever its shape, written again. */
-static void json_copy(struct json *j, const struct jv *v)
-{
-    switch (v->type) {
-    case JV_NULL:
-        json_null(j);
-        break;
-    case JV_BOOL:
-        json_bool(j, v->b);
-        break;
-    case JV_NUM:
-        if (v->num == floor(v->num) && fabs(v->num) < 9e15)
-            json_i64(j, (int64_t)v->num);
-        else
-            json_num(j, v->num, 6);
-        break;
-    case JV_STR:
-        json_str(j, v->str);
-        break;
-    case JV_ARR:
-        json_arr_begin(j);
-        for (size_t i = 0; i < v->n; i++)
-            json_copy(j, &v->item[i]);
-        json_arr_end(j);
-        break;
-    case JV_OBJ:
-        json_obj_begin(j);
-        for (size_t i = 0; i < v->n; i++) {
-            json_key(j, v->key[i]);
-            json_copy(j, &v->item[i]);
-        }
-        json_obj_end(j);
-        break;
-    }
-}
-
 static int write_json(const struct summary *s, const char *dir, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
@@ -441,7 +405,7 @@ static int write_json(const struct summary *s, const char *dir, char *err, size_
         const struct jv *man = jv_get(s->runs[k].report, "manifest");
         if (man) {
             json_key(&j, "manifest");
-            json_copy(&j, man);
+            jv_emit(&j, man);
             break;
         }
     }

@@ -1,6 +1,8 @@
 /* jread — see jread.h. */
 #include "jread.h"
 
+#include "json.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -476,4 +478,38 @@ const char *jv_str(const struct jv *v)
 size_t jv_len(const struct jv *v)
 {
     return v && (v->type == JV_ARR || v->type == JV_OBJ) ? v->n : 0;
+}
+
+void jv_emit(struct json *j, const struct jv *v)
+{
+    switch (v->type) {
+    case JV_NULL:
+        json_null(j);
+        break;
+    case JV_BOOL:
+        json_bool(j, v->b);
+        break;
+    case JV_NUM:
+        json_num(j, v->num, isfinite(v->num) && v->num == floor(v->num) && fabs(v->num) < 1e15
+                                ? 0
+                                : 6);
+        break;
+    case JV_STR:
+        json_str(j, v->str);
+        break;
+    case JV_ARR:
+        json_arr_begin(j);
+        for (size_t i = 0; i < v->n; i++)
+            jv_emit(j, &v->item[i]);
+        json_arr_end(j);
+        break;
+    case JV_OBJ:
+        json_obj_begin(j);
+        for (size_t i = 0; i < v->n; i++) {
+            json_key(j, v->key[i]);
+            jv_emit(j, &v->item[i]);
+        }
+        json_obj_end(j);
+        break;
+    }
 }

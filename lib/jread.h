@@ -60,4 +60,10 @@ const char *jv_str(const struct jv *v); /* NULL unless a string */
 /* An array's or object's item count; 0 for anything else. */
 size_t jv_len(const struct jv *v);
 
+struct json; /* json.h */
+
+/* Writes v again, whatever its shape, as the next value of j: whole
+ * numbers without a fraction, others to 6 decimals. */
+void jv_emit(struct json *j, const struct jv *v);
+
 #endif

@@ -211,39 +211,6 @@ static void json_str_or_null(struct json *j, const char *s)
         json_null(j);
 }
 
-/* A value of a report written back as it was read. */
-static void json_copy(struct json *j, const struct jv *v)
-{
-    switch (v->type) {
-    case JV_NULL:
-        json_null(j);
-        break;
-    case JV_BOOL:
-        json_bool(j, v->b);
-        break;
-    case JV_NUM:
-        json_number(j, v->num);
-        break;
-    case JV_STR:
-        json_str(j, v->str);
-        break;
-    case JV_ARR:
-        json_arr_begin(j);
-        for (size_t i = 0; i < v->n; i++)
-            json_copy(j, &v->item[i]);
-        json_arr_end(j);
-        break;
-    case JV_OBJ:
-        json_obj_begin(j);
-        for (size_t i = 0; i < v->n; i++) {
-            json_key(j, v->key[i]);
-            json_copy(j, &v->item[i]);
-        }
-        json_obj_end(j);
-        break;
-    }
-}
-
 static void json_side(struct json *j, const char *key, const struct cmp_side *s)
 {
     json_key(j, key);
@@ -322,7 +289,7 @@ void cmp_print_json(FILE *f, const struct cmp_result *r)
     json_key(&j, "failed_expectations_b");
     json_arr_begin(&j);
     for (size_t i = 0; i < r->nfailed; i++)
-        json_copy(&j, r->failed[i]);
+        jv_emit(&j, r->failed[i]);
     json_arr_end(&j);
     json_key(&j, "worse_than_allowed");
     json_arr_begin(&j);

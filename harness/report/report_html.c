@@ -194,11 +194,17 @@ static void plot_iops(FILE *f, const struct report *r, const struct points *p)
 
 static void plot_latency(FILE *f, const struct report *r, const struct points *p)
 {
-    double max = 0;
-    for (size_t i = 0; i < p->n; i++)
+    double max = 0, min = 0.01;
+    for (size_t i = 0; i < p->n; i++) {
         if (p->lat_ms[i] > max)
             max = p->lat_ms[i];
-    struct frame fr = {.span_s = p->span_s, .log = true, .lmin = -2,
+        if (p->p50_ms[i] > 0 && p->p50_ms[i] < min)
+            min = p->p50_ms[i];
+    }
+    /* down to the fastest p50 (a page-cache hit takes microseconds), not
+     * below 1 µs */
+    struct frame fr = {.span_s = p->span_s, .log = true,
+                       .lmin = floor(log10(min > 0.001 ? min : 0.001)),
                        .lmax = ceil(log10(max > 0.01 ? max : 0.01))};
     if (fr.lmax <= fr.lmin)
         fr.lmax = fr.lmin + 1;
@@ -210,8 +216,10 @@ static void plot_latency(FILE *f, const struct report *r, const struct points *p
         char lab[32];
         if (v >= 1000)
             snprintf(lab, sizeof lab, "%g s", v / 1000);
-        else
+        else if (v >= 1)
             snprintf(lab, sizeof lab, "%g ms", v);
+        else
+            snprintf(lab, sizeof lab, "%g &#181;s", v * 1000);
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
                 PAD_L, PLOT_W - PAD_R, y, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",

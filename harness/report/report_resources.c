@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../resources.h"
 #include "report.h"
@@ -235,9 +236,21 @@ static double total_of(const struct resources *res, const struct res_series *s)
     return sum;
 }
 
+/* A bridge, or a port of one: in our own namespace that is some lab's
+ * switch (another run's, on a shared machine), not this client's cable. */
+static bool switch_part(const char *ifname)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/class/net/%s/brport", ifname);
+    if (access(path, F_OK) == 0)
+        return true;
+    snprintf(path, sizeof path, "/sys/class/net/%s/bridge", ifname);
+    return access(path, F_OK) == 0;
+}
+
 /* Per host its busiest interface (lo aside; the lab client's own cable
- * for the machine, whose namespace also holds every other lab's switch):
- * received, sent dashed. */
+ * for the machine, whose namespace also holds every other lab's switch;
+ * without a lab, no switch's part): received, sent dashed. */
 static void net_plot(FILE *f, const struct report *r, const struct resources *res, double span)
 {
     struct plot p = {.title = "network per host over time", .bytes = true, .floor_max = 1e3};
@@ -254,7 +267,8 @@ static void net_plot(FILE *f, const struct report *r, const struct resources *re
         for (unsigned k = 0; k < res->nseries; k++) {
             const struct res_series *x = &res->series[k];
             if (strcmp(x->kind, "net") != 0 || strcmp(x->host, s->host) != 0 ||
-                strcmp(x->metric, "rx_bytes_per_s") != 0 || strcmp(x->name, "lo") == 0)
+                strcmp(x->metric, "rx_bytes_per_s") != 0 || strcmp(x->name, "lo") == 0 ||
+                (strcmp(s->name, "machine") == 0 && switch_part(x->name)))
                 continue;
             double sum = total_of(res, x) +
                          total_of(res, resources_find(res, x->host, "net", x->name,
