@@ -10,8 +10,8 @@
  * again before each next one: a lab found broken is rebuilt by the
  * repetition that needs it, and the summary says so.  Each repetition is
  * a whole `faultline run` of its own (a child process, in DIR/rep-K:
- * its own report, journal and state, so `faultline verify DIR/rep-K`
- * works), which keeps one repetition's leftovers (a worker parked on a
+ * its own report, journal and state; `faultline verify DIR/rep-N` of the
+ * last one re-reads the target), which keeps one repetition's leftovers (a worker parked on a
  * dead target) out of the next.
  *
  * Then the summary (summary.h) in DIR: report.json with "mode": "repeat",

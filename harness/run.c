@@ -826,6 +826,15 @@ int cmd_verify(const char *dir, bool quiet)
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }
+    char rep1[PATH_MAX + 32], own[PATH_MAX + 32];
+    snprintf(rep1, sizeof rep1, "%s/rep-1", dir);
+    snprintf(own, sizeof own, "%s/worker-0", dir);
+    if (access(rep1, F_OK) == 0 && access(own, F_OK) != 0) {
+        fprintf(stderr, "faultline: %s holds the repetitions of a repeat, each a run of its own: "
+                "verify one of them (faultline verify %s/rep-K; the target holds the last one's "
+                "data)\n", dir, dir);
+        return 2;
+    }
     unsigned ranks;
     if (crew_run_ranks(dir, &ranks, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);

@@ -71,6 +71,11 @@ assert abs(rule["measured"] - r["p95"]) < 1e-6, (rule, r)
 for k in ("min", "p50", "p95", "max", "mean", "sd"):
     assert k in m
 EOP
+# a repetition is a run of its own for verify (the last: the target holds its
+# data); the repeat's directory is not
+expect_code 0 "$FAULTLINE" verify "$WORK/ok/rep-3" --quiet
+expect_code 2 "$FAULTLINE" verify "$WORK/ok"
+contains "$WORK/err" "verify one of them (faultline verify $WORK/ok/rep-K;"
 # each repetition left the rules over repetitions alone
 json "$WORK/ok/rep-1/report.json" '[.expectations[] | select(.expect | test("p95|pass_rate|_max"))] | length' 0
 contains "$WORK/ok/report.txt" "3 of 3 repetitions passed"
