@@ -79,7 +79,7 @@ struct summary_rule {
 struct summary {
     const struct scenario *sc;
     const struct rep_outcome *runs;
-    unsigned asked, ran, completed, passed, errored;
+    unsigned asked, ran, completed, passed;
     bool interrupted;
     struct summary_metric *m;
     size_t nm;
