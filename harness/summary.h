@@ -27,7 +27,8 @@
  * scenario says otherwise, pass_rate = 100% is one of them, and one rule
  * is always there: the integrity rules (lost_writes = 0, ...) held in
  * every repetition — a pass_rate below 100% forgives a slow failover,
- * never lost data.  error when a repetition could not run (exit 2).
+ * never lost data.  error when no repetition left a report; one that could
+ * not run (exit 2) counts as not passed.
  */
 #ifndef FL_SUMMARY_H
 #define FL_SUMMARY_H
