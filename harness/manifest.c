@@ -246,8 +246,17 @@ static void lab_hosts(struct manifest *m, const struct lab *lab)
     for (unsigned i = 1; i < lab->nhosts + lab->nclients; i++) {
         const struct lab_host *x = i < lab->nhosts ? &lab->hosts[i] : &lab->clients[i - lab->nhosts];
         struct manifest_host *h = add_host(m, x->name, "netns");
-        if (h) /* its service, else its sshd (a client host's own hostname) */
-            host_of_pid(m, x->pid ? x->pid : x->sshd, x->pid ? x->start : x->sshd_start, h);
+        if (!h)
+            continue;
+        /* Any live process of the host: the PID the lab recorded is gone
+         * once a fault powered the host off and on again. */
+        uint64_t start = 0;
+        pid_t pid = lab_live_in(x, "", &start);
+        if (!pid) { /* its service, else its sshd (a client host's own hostname) */
+            pid = x->pid ? x->pid : x->sshd;
+            start = x->pid ? x->start : x->sshd_start;
+        }
+        host_of_pid(m, pid, start, h);
     }
 }
 

@@ -315,6 +315,11 @@ int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc
     return seen;
 }
 
+/* How long a SIGKILLed process may take to be gone.  A server of many
+ * threads exits in milliseconds on an idle machine, but took over 2 s with
+ * some 60 runnable tasks on 2 cores (a glusterfsd at `lab down`). */
+#define KILL_WAIT_MS 10000
+
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
 {
     enum proc_state s = proc_state(pid, start);
@@ -346,16 +351,17 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         int rc;
         do
-            rc = poll(&p, 1, 2000);
+            rc = poll(&p, 1, KILL_WAIT_MS);
         while (rc < 0 && errno == EINTR);
         close(pidfd);
         waitpid(pid, NULL, WNOHANG); /* ours: reaped */
         if (rc == 1)
             return 0;
-        snprintf(err, errlen, "process %d is still alive 2 s after SIGKILL", (int)pid);
+        snprintf(err, errlen, "process %d is still alive %d s after SIGKILL", (int)pid,
+                 KILL_WAIT_MS / 1000);
         return -1;
     }
-    uint64_t until = mono_ns() + 2000000000ull;
+    uint64_t until = mono_ns() + KILL_WAIT_MS * 1000000ull;
     while (mono_ns() < until) {
         if (waitpid(pid, NULL, WNOHANG) == pid) /* ours: reaped, gone */
             return 0;
@@ -365,7 +371,8 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    snprintf(err, errlen, "process %d is still alive 2 s after SIGKILL", (int)pid);
+    snprintf(err, errlen, "process %d is still alive %d s after SIGKILL", (int)pid,
+                 KILL_WAIT_MS / 1000);
     return -1;
 }
 

@@ -83,7 +83,7 @@ int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc
                        void *ctx);
 
 /* Sends sig to the process if it is still the one started at `start`.
- * For SIGKILL, waits (at most 2 s) until it is dead, reaping it when it is
+ * For SIGKILL, waits (at most 10 s) until it is dead, reaping it when it is
  * our child.  0 also when it was gone already; -1 with err filled. */
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen);
 

