@@ -96,12 +96,22 @@ bool heal_watch_healed(struct heal_watch *w)
 void heal_watch_last(struct heal_watch *w, char *out, size_t n)
 {
     pthread_mutex_lock(&w->mu);
+    /* The newest answer says what was left; a question that failed after
+     * it (gluster's CLI times out on a loaded machine) does not hide it. */
+    size_t i = w->n;
+    while (i > 0 && w->s[i - 1].pending < 0)
+        i--;
     if (!w->n)
         snprintf(out, n, "no answer yet");
-    else if (w->s[w->n - 1].pending < 0)
-        snprintf(out, n, "the last question failed: %s", w->err);
+    else if (i == 0)
+        snprintf(out, n, "no answer: the last question failed: %s", w->err);
+    else if (i == w->n)
+        snprintf(out, n, "%ld entries still to heal", w->s[i - 1].pending);
     else
-        snprintf(out, n, "%ld entries still to heal", w->s[w->n - 1].pending);
+        snprintf(out, n, "%ld entries still to heal at the last answer, %.1f s before the end; "
+                 "the %zu questions after it failed, the last: %s",
+                 w->s[i - 1].pending, (double)(w->s[w->n - 1].t_ns - w->s[i - 1].t_ns) / 1e9,
+                 w->n - i, w->err);
     pthread_mutex_unlock(&w->mu);
 }
 

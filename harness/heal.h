@@ -52,7 +52,8 @@ bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, double *heal_s);
 bool heal_watch_healed(struct heal_watch *w);
 
 /* The last answer, for the report when the volume did not heal: "N entries
- * still to heal", or why the last question failed. */
+ * still to heal" (the newest answer, and then how many questions after it
+ * failed and why), or why no question was answered. */
 void heal_watch_last(struct heal_watch *w, char *out, size_t n);
 
 void heal_watch_free(struct heal_watch *w);

@@ -136,7 +136,7 @@ for f in "$DIR"/*.scn; do
     case $name in
     gluster-brick-kill | gluster-server-link | gluster-server-partition | gluster-server-power)
         if [ "$(jq .faults[0].heal_s "$R")" = null ]; then
-            grep -Eq 'did not heal within heal_wait \([1-9][0-9]* entries still to heal\)' \
+            grep -Eq 'did not heal within heal_wait \([1-9][0-9]* entries still to heal[) ]' \
                 "$WORK/$name/events.jsonl" ||
                 fail "$name: no heal time, and its heal event does not say what was left"
             echo "  $name: $(grep -o 'did not heal within heal_wait ([^)]*)' "$WORK/$name/events.jsonl" | head -1)"
