@@ -673,6 +673,27 @@ static void json_metadata(struct json *j, const struct report *r)
         json_u64(j, ops[k]);
     }
     json_obj_end(j);
+    /* The names' check and the streams' journals (this process's streams;
+     * 0 where only the clients' counts came back). */
+    uint64_t checked = 0, reverted = 0, shorter = 0, rebuilt = 0, records = 0, torn = 0,
+             points = 0;
+    for (unsigned i = 0; r->meta_streams && i < r->nmeta; i++) {
+        const struct meta_stream *m = &r->meta_streams[i];
+        checked += m->names_checked;
+        reverted += m->names_reverted;
+        shorter += m->sizes_short;
+        rebuilt += m->rebuilt;
+        records += m->journal_records;
+        torn += m->journal_torn;
+        points += m->durability_points;
+    }
+    const char *keys[] = {"names_checked", "names_reverted", "sizes_short", "rebuilt_from_journal",
+                          "journal_records", "journal_torn", "durability_points"};
+    const uint64_t vals[] = {checked, reverted, shorter, rebuilt, records, torn, points};
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        json_key(j, keys[k]);
+        json_u64(j, vals[k]);
+    }
     json_obj_end(j);
 }
 
