@@ -985,6 +985,19 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         for (int k = 0; k < MOP_COUNT; k++)
             fprintf(f, "%s%s %" PRIu64, k ? ", " : "", meta_op_name((enum meta_op)k), ops[k]);
         fprintf(f, "), %" PRIu64 " failed\n", errors);
+        uint64_t checked = 0, reverted = 0, shorter = 0;
+        unsigned rebuilt = 0;
+        for (unsigned i = 0; r->meta_streams && i < r->nmeta; i++) {
+            checked += r->meta_streams[i].names_checked;
+            reverted += r->meta_streams[i].names_reverted;
+            shorter += r->meta_streams[i].sizes_short;
+            rebuilt += r->meta_streams[i].rebuilt;
+        }
+        if (rebuilt)
+            fprintf(f, "  names      %" PRIu64 " checked; %u of %u models rebuilt from their "
+                       "journals after a crash: %" PRIu64 " names changed after the last "
+                       "durability point found as before, %" PRIu64 " files shorter (allowed)\n",
+                    checked, rebuilt, r->nmeta, reverted, shorter);
     }
     if (r->doubtful_writes)
         fprintf(f, "  doubtful   %" PRIu64 " writes completed only after a reissue on another "

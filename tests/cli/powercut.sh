@@ -62,6 +62,13 @@ EOF
     i=0
     while [ ! -s "$RUN/worker-0/journal.bin" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
     [ -s "$RUN/worker-0/journal.bin" ] || { cat "$WORK/$1.log" >&2; fail "$1: the run never started its workload"; }
+    # A metadata stream has made a few durability points (one per 16 changes,
+    # about 2.5 KiB of journal) before the clock starts: the negative check
+    # needs a durable directory.
+    i=0
+    while [ "$2" != 0 ] && [ "$(stat -c %s "$RUN/meta-0.journal" 2> /dev/null || echo 0)" -lt 8192 ] &&
+        [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+    [ $i -lt 1200 ] || { cat "$WORK/$1.log" >&2; fail "$1: the metadata journal holds under 8 KiB after 60 s"; }
     sleep $((3 + $(od -An -N1 -tu1 /dev/urandom) % 4))
     kill -0 "$pid" 2> /dev/null || { cat "$WORK/$1.log" >&2; fail "$1: the run ended before the cut"; }
     xfs_io -x -c shutdown "$MNT" || fail "$1: xfs_io shutdown failed"
