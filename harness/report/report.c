@@ -981,10 +981,13 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         meta_totals(r, ops, &errors);
         for (int k = 0; k < MOP_COUNT; k++)
             all += ops[k];
-        fprintf(f, "  metadata   %" PRIu64 " operations in %u streams (", all, r->nmeta);
-        for (int k = 0; k < MOP_COUNT; k++)
-            fprintf(f, "%s%s %" PRIu64, k ? ", " : "", meta_op_name((enum meta_op)k), ops[k]);
-        fprintf(f, "), %" PRIu64 " failed\n", errors);
+        if (strcmp(r->mode, "verify") != 0) { /* a verify runs no operation */
+            fprintf(f, "  metadata   %" PRIu64 " operations in %u streams (", all, r->nmeta);
+            for (int k = 0; k < MOP_COUNT; k++)
+                fprintf(f, "%s%s %" PRIu64, k ? ", " : "", meta_op_name((enum meta_op)k),
+                        ops[k]);
+            fprintf(f, "), %" PRIu64 " failed\n", errors);
+        }
         uint64_t checked = 0, reverted = 0, shorter = 0;
         unsigned rebuilt = 0;
         for (unsigned i = 0; r->meta_streams && i < r->nmeta; i++) {
@@ -996,7 +999,8 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         if (rebuilt)
             fprintf(f, "  names      %" PRIu64 " checked; %u of %u models rebuilt from their "
                        "journals after a crash: %" PRIu64 " names changed after the last "
-                       "durability point found as before, %" PRIu64 " files shorter (allowed)\n",
+                       "durability point found as before (an operation the crash cut off or "
+                       "took back), %" PRIu64 " files shorter (allowed)\n",
                     checked, rebuilt, r->nmeta, reverted, shorter);
     }
     if (r->doubtful_writes)
