@@ -160,8 +160,13 @@ static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
             struct meta_stream *m = &c->meta[c->nmeta++];
             /* each client's streams do other operations */
             uint64_t seed = sc->workload.seed + RNG_GOLDEN * (i + 1 + 17 * r);
+            /* a run journals the stream's changes (journal = no: neither the
+             * blocks nor the names); verify takes its model from the journal
+             * when the run did not end cleanly */
+            uint64_t run_id = c->w[0].meta.run_id;
             if (meta_init(m, root, i, seed, sc->findings_limit, existing) != 0 ||
-                (existing && meta_load(m, client) != 0)) {
+                (existing ? meta_recover(m, client, run_id)
+                 : sc->journal ? meta_journal_open(m, client, run_id) : 0) != 0) {
                 if (ranks_of(c) > 1)
                     snprintf(err, errlen, "metadata stream %u of client %u: %s", i, r, m->err);
                 else
@@ -835,7 +840,8 @@ static void check_after_sweep(struct crew *c, const char *phase)
         char client[PATH_MAX + 32];
         crew_client_dir(c->dir, ranks_of(c), m->client, client, sizeof client);
         meta_check_all(m, phase, now);
-        if (!c->verifying && meta_save(m, client) != 0 && !c->error) {
+        if (!c->verifying && (m->log_failed || meta_save(m, client) != 0 ||
+                              meta_journal_close(m) != 0) && !c->error) {
             snprintf(c->names_err, sizeof c->names_err, "metadata stream %u: %s", m->index,
                      m->err);
             c->error = c->names_err;

@@ -877,6 +877,8 @@ int cmd_verify(const char *dir, bool quiet)
     if (ranks > 1 && sc.workload.cross_pct)
         rep.cross = gather_verify_cross(&crew, dir, ranks, &cross);
     rep.io = &crew.sweep;
+    rep.meta_streams = crew.meta; /* the names' check, and how each model was rebuilt */
+    rep.nmeta = crew.nmeta;
     rep.interrupted = stop_workload != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;

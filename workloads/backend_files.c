@@ -327,18 +327,24 @@ static int mark_dirty(struct files_priv *p, uint32_t f)
     return 0;
 }
 
+/* A failed flush keeps every file it did not sync dirty, the one that
+ * failed too: the engine counts none of their writes durable, and the next
+ * flush must sync them again before it may. */
 static int64_t do_flush(struct files_priv *p, struct io *io)
 {
     int64_t res = 0;
+    size_t keep = 0;
     for (size_t k = 0; k < p->ndirty; k++) {
         uint32_t f = p->dirty[k];
-        p->is_dirty[f / 8] &= (uint8_t)~(1u << (f % 8));
-        if (res < 0)
-            continue; /* the flush failed already: the rest stays undone */
+        if (res < 0) {
+            p->dirty[keep++] = f; /* the flush failed already: not tried, stays dirty */
+            continue;
+        }
         bool temp;
         int fd = file_fd(p, f, &temp, io->err, sizeof io->err);
         if (fd < 0) {
             res = fd;
+            p->dirty[keep++] = f;
             continue;
         }
         if (fsync(fd) != 0) {
@@ -356,8 +362,12 @@ static int64_t do_flush(struct files_priv *p, struct io *io)
             res = -errno;
         if (temp && close(fd) != 0 && res == 0)
             res = -errno;
+        if (res < 0)
+            p->dirty[keep++] = f;
+        else
+            p->is_dirty[f / 8] &= (uint8_t)~(1u << (f % 8));
     }
-    p->ndirty = 0;
+    p->ndirty = keep;
     return res;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "journal.h"
 
 static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
                                                 "unlink", "stat", "readdir"};
@@ -48,6 +49,139 @@ static void set_slot(struct meta_slot *m, enum slot_state st, enum meta_op op, u
                      uint64_t now)
 {
     *m = (struct meta_slot){.state = (uint8_t)st, .op = (uint8_t)op, .size = size, .op_ns = now};
+}
+
+/* --- the journal --- */
+
+#define META_LOG_KIND 0x4154454du /* "META" */
+enum { MR_INTENT = 1, MR_SET = 2, MR_POINT = 3, MR_CLOSED = 4 };
+struct mrec {
+    uint8_t type;
+    uint8_t op;    /* enum meta_op */
+    uint8_t state; /* enum slot_state */
+    uint8_t dir;
+    int16_t slot;  /* -1: the directory itself */
+    uint16_t zero;
+    uint32_t size;
+    uint32_t zero2;
+    uint64_t t_ns;
+    uint64_t seq;  /* MR_POINT: its number */
+};
+_Static_assert(sizeof(struct mrec) == 32, "metadata journal record");
+
+#define POINT_EVERY 16 /* slot changes between durability points */
+
+static struct meta_slot *logged_of(struct meta_stream *s, unsigned d, int f)
+{
+    return f < 0 ? &s->logged_dirs[d] : &s->logged_files[d][f];
+}
+
+static void log_failed(struct meta_stream *s, const char *why)
+{
+    if (!s->log_failed)
+        snprintf(s->err, sizeof s->err, "metadata journal: %s", why);
+    s->log_failed = true;
+}
+
+static void log_rec(struct meta_stream *s, const struct mrec *r)
+{
+    if (s->log && !s->log_failed && jlog_add(s->log, r) != 0)
+        log_failed(s, "out of memory");
+}
+
+/* Journals (unsynced) every slot whose model changed since it was last
+ * journaled: the operations' outcomes and what stat and readdir resolved. */
+static void log_model(struct meta_stream *s)
+{
+    if (!s->log)
+        return;
+    for (unsigned d = 0; d < META_DIRS; d++)
+        for (int f = -1; f < META_SLOTS; f++) {
+            struct meta_slot *m = slot_of(s, d, f), *l = logged_of(s, d, f);
+            if (m->state == l->state && m->op == l->op && m->size == l->size &&
+                m->op_ns == l->op_ns)
+                continue; /* fields, not memcmp: set_slot leaves the padding undefined */
+            *l = *m;
+            s->unsynced[d][f + 1] = 1;
+            s->changes++;
+            struct mrec r = {.type = MR_SET, .op = m->op, .state = m->state, .dir = (uint8_t)d,
+                             .slot = (int16_t)f, .size = m->size, .t_ns = m->op_ns};
+            log_rec(s, &r);
+        }
+}
+
+/* Before an operation that changes names: the state each name it touches
+ * may get, on stable storage before the operation is issued.  0, or -1
+ * when the journal failed (the operation must not be issued). */
+static int intend(struct meta_stream *s, enum meta_op op, unsigned d, int f, enum slot_state st,
+                  uint32_t size, unsigned d2, int f2, uint64_t t0)
+{
+    if (!s->log)
+        return 0;
+    log_model(s);
+    uint64_t now = mono_ns() - t0;
+    struct mrec r = {.type = MR_INTENT, .op = (uint8_t)op, .state = (uint8_t)st,
+                     .dir = (uint8_t)d, .slot = (int16_t)f, .size = size, .t_ns = now};
+    log_rec(s, &r);
+    s->unsynced[d][f + 1] = 1;
+    if (op == MOP_RENAME) { /* the target appears with the source's size */
+        r.dir = (uint8_t)d2;
+        r.slot = (int16_t)f2;
+        r.state = SLOT_PRESENT;
+        log_rec(s, &r);
+        s->unsynced[d2][f2 + 1] = 1;
+    }
+    char err[4600];
+    if (!s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
+        log_failed(s, err);
+    return s->log_failed ? -1 : 0;
+}
+
+static int fsync_path(const char *path, int flags)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* A durability point: the files changed since the last one and every
+ * directory of the stream synced, then the point journaled (synced).  A
+ * sync that fails makes no point: the changes stay doubtful. */
+static void durability_point(struct meta_stream *s, uint64_t t0)
+{
+    if (!s->log || s->log_failed)
+        return;
+    log_model(s);
+    s->changes = 0; /* a failed attempt is tried again after as many changes */
+    char path[4400];
+    for (unsigned d = 0; d < META_DIRS; d++)
+        for (int f = 0; f < META_SLOTS; f++)
+            if (s->unsynced[d][f + 1] && s->files[d][f].state == SLOT_PRESENT) {
+                slot_path(s, d, f, path, sizeof path);
+                if (fsync_path(path, 0) != 0)
+                    return;
+            }
+    for (unsigned d = 0; d < META_DIRS; d++) {
+        if (s->dirs[d].state == SLOT_ABSENT)
+            continue;
+        slot_path(s, d, -1, path, sizeof path);
+        if (fsync_path(path, O_DIRECTORY) != 0 && s->dirs[d].state == SLOT_PRESENT)
+            return;
+    }
+    /* the stream's directory, and the root that holds its name */
+    snprintf(path, sizeof path, "%.*s", (int)(strlen(s->dir) - strlen(s->rel) - 1), s->dir);
+    if (fsync_path(s->dir, O_DIRECTORY) != 0 || fsync_path(path, O_DIRECTORY) != 0)
+        return;
+    struct mrec r = {.type = MR_POINT, .t_ns = mono_ns() - t0, .seq = ++s->durability_points};
+    log_rec(s, &r);
+    char err[4600];
+    if (!s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
+        log_failed(s, err);
+    if (!s->log_failed)
+        memset(s->unsynced, 0, sizeof s->unsynced);
 }
 
 static void failed(struct meta_stream *s, enum meta_op op, unsigned d, int f, int err,
@@ -181,6 +315,8 @@ static void do_mkdir(struct meta_stream *s, unsigned d, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, -1, path, sizeof path);
+    if (intend(s, MOP_MKDIR, d, -1, SLOT_PRESENT, 0, 0, 0, t0) != 0)
+        return;
     int rc = mkdir(path, 0755);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -201,6 +337,8 @@ static void do_create(struct meta_stream *s, unsigned d, int f, uint64_t t0)
     slot_path(s, d, f, path, sizeof path);
     uint32_t size = (uint32_t)rng_below(&s->rng, 8193);
     struct meta_slot *m = &s->files[d][f];
+    if (intend(s, MOP_CREATE, d, f, SLOT_PRESENT, size, 0, 0, t0) != 0)
+        return;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         int err = errno;
@@ -233,6 +371,8 @@ static void do_rename(struct meta_stream *s, unsigned d, int f, unsigned d2, int
     char from[4400], to[4400];
     slot_path(s, d, f, from, sizeof from);
     slot_path(s, d2, f2, to, sizeof to);
+    if (intend(s, MOP_RENAME, d, f, SLOT_ABSENT, s->files[d][f].size, d2, f2, t0) != 0)
+        return;
     int rc = rename(from, to);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -254,6 +394,8 @@ static void do_unlink(struct meta_stream *s, unsigned d, int f, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, f, path, sizeof path);
+    if (intend(s, MOP_UNLINK, d, f, SLOT_ABSENT, 0, 0, 0, t0) != 0)
+        return;
     int rc = unlink(path);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -334,6 +476,9 @@ static void one_op(struct meta_stream *s, uint64_t t0)
         return;
     }
     s->ops[op]++;
+    log_model(s);
+    if (s->changes >= POINT_EVERY)
+        durability_point(s, t0);
 }
 
 int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t seed,
@@ -354,14 +499,17 @@ int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t 
 
 void meta_free(struct meta_stream *s)
 {
+    jlog_close(s->log);
+    s->log = NULL;
     findings_free(&s->findings);
 }
 
 void meta_run(struct meta_stream *s, uint64_t t0, uint64_t duration_ns,
               volatile sig_atomic_t *stop)
 {
-    while (!*stop && mono_ns() - t0 < duration_ns)
+    while (!*stop && !s->log_failed && mono_ns() - t0 < duration_ns)
         one_op(s, t0);
+    durability_point(s, t0); /* what the last operations changed */
 }
 
 void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns)
@@ -369,12 +517,181 @@ void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns)
     uint64_t t0 = mono_ns() - now_ns; /* the checks' times read from now_ns on */
     for (unsigned d = 0; d < META_DIRS; d++) {
         do_readdir(s, d, phase, t0); /* existence of every slot, and stray names */
+        s->names_checked++;
         if (s->dirs[d].state != SLOT_PRESENT)
             continue;
+        s->names_checked += META_SLOTS;
         for (int f = 0; f < META_SLOTS; f++)
             if (s->files[d][f].state != SLOT_ABSENT)
                 do_stat(s, d, f, phase, t0); /* and the size of what is there */
     }
+    log_model(s);
+    if (!s->rebuilt)
+        return;
+    /* What the crash took back: names changed after the last durability
+     * point found as they were before, files found shorter. */
+    for (unsigned d = 0; d < META_DIRS; d++)
+        for (int f = -1; f < META_SLOTS; f++) {
+            const struct meta_slot *seen = slot_of(s, d, f), *want = &s->latest[d][f + 1];
+            if (!s->unsynced[d][f + 1] || seen->state == SLOT_DOUBT || want->state == SLOT_DOUBT)
+                continue;
+            if (seen->state != want->state)
+                s->names_reverted++;
+            else if (seen->state == SLOT_PRESENT && f >= 0 && seen->size < want->size)
+                s->sizes_short++;
+        }
+}
+
+int meta_journal_open(struct meta_stream *s, const char *rundir, uint64_t run_id)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.journal", rundir, s->rel);
+    if (!(s->log = jlog_open(path, META_LOG_KIND, sizeof(struct mrec), run_id, s->err,
+                             sizeof s->err)))
+        return -1;
+    memcpy(s->logged_dirs, s->dirs, sizeof s->dirs);
+    memcpy(s->logged_files, s->files, sizeof s->files);
+    return 0;
+}
+
+int meta_journal_close(struct meta_stream *s)
+{
+    if (!s->log)
+        return 0;
+    durability_point(s, mono_ns()); /* what the sweep resolved; times do not matter here */
+    if (!s->log_failed) {
+        /* closed only when nothing is left unsynced: else verify must keep
+         * the doubts the journal shows */
+        bool clean = true;
+        for (unsigned d = 0; d < META_DIRS; d++)
+            for (int k = 0; k <= META_SLOTS; k++)
+                clean &= !s->unsynced[d][k];
+        struct mrec r = {.type = MR_CLOSED};
+        char err[4600];
+        if (clean)
+            log_rec(s, &r);
+        if (!s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
+            log_failed(s, err);
+    }
+    s->journal_records = jlog_records(s->log);
+    jlog_close(s->log);
+    s->log = NULL;
+    return s->log_failed ? -1 : 0;
+}
+
+/* Rebuilding a model from the journal. */
+struct rebuild {
+    struct meta_slot model[META_DIRS][META_SLOTS + 1]; /* as the journal goes */
+    struct meta_slot base[META_DIRS][META_SLOTS + 1];  /* at the last durability point */
+    struct meta_slot last[META_DIRS][META_SLOTS + 1];  /* the last state a record gave */
+    uint8_t touched[META_DIRS][META_SLOTS + 1];        /* since then */
+    uint8_t may_present[META_DIRS][META_SLOTS + 1], may_absent[META_DIRS][META_SLOTS + 1];
+    uint32_t max_size[META_DIRS][META_SLOTS + 1];
+    uint64_t points;
+    bool closed, bad;
+};
+
+static void allow(struct rebuild *b, unsigned d, int k, unsigned state, uint32_t size)
+{
+    b->touched[d][k] = 1;
+    if (state != SLOT_ABSENT) {
+        b->may_present[d][k] = 1;
+        if (size > b->max_size[d][k])
+            b->max_size[d][k] = size;
+    }
+    if (state != SLOT_PRESENT)
+        b->may_absent[d][k] = 1;
+}
+
+static int rebuild_one(void *ctx, const void *rec)
+{
+    struct rebuild *b = ctx;
+    struct mrec r;
+    memcpy(&r, rec, sizeof r);
+    if (r.type == MR_POINT) {
+        memcpy(b->base, b->model, sizeof b->model);
+        memcpy(b->last, b->model, sizeof b->model);
+        memset(b->touched, 0, sizeof b->touched);
+        memset(b->may_present, 0, sizeof b->may_present);
+        memset(b->may_absent, 0, sizeof b->may_absent);
+        memset(b->max_size, 0, sizeof b->max_size);
+        b->points = r.seq;
+        return 0;
+    }
+    if (r.type == MR_CLOSED) {
+        b->closed = true;
+        return 0;
+    }
+    if ((r.type != MR_INTENT && r.type != MR_SET) || r.dir >= META_DIRS || r.slot < -1 ||
+        r.slot >= META_SLOTS || r.state > SLOT_DOUBT || r.op >= MOP_COUNT) {
+        b->bad = true; /* a batch with a good crc and a record we never write */
+        return 1;
+    }
+    int k = r.slot + 1;
+    struct meta_slot now = {.state = r.state, .op = r.op, .size = r.size, .op_ns = r.t_ns};
+    if (r.type == MR_SET)
+        b->model[r.dir][k] = now;
+    b->last[r.dir][k] = now; /* an intent whose outcome the crash cut off: what it aimed at */
+    allow(b, r.dir, k, r.state, r.size);
+    return 0;
+}
+
+int meta_recover(struct meta_stream *s, const char *rundir, uint64_t run_id)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.journal", rundir, s->rel);
+    if (access(path, F_OK) != 0)
+        return meta_load(s, rundir); /* a run from before the journal */
+    struct rebuild *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(s->err, sizeof s->err, "out of memory rebuilding the model");
+        return -1;
+    }
+    struct jlog_info info;
+    int rc = jlog_read(path, META_LOG_KIND, sizeof(struct mrec), rebuild_one, b, &info, s->err,
+                       sizeof s->err);
+    if (rc == 0 && b->bad) {
+        snprintf(s->err, sizeof s->err, "%s is damaged: record %" PRIu64 " is of no kind the "
+                 "stream writes", path, info.records);
+        rc = -1;
+    }
+    if (rc == 0 && info.run_id != run_id) {
+        snprintf(s->err, sizeof s->err, "%s belongs to another run (%016" PRIx64 ", this run is "
+                 "%016" PRIx64 ")", path, info.run_id, run_id);
+        rc = -1;
+    }
+    s->journal_records = info.records;
+    s->journal_torn = info.torn;
+    s->durability_points = b->points;
+    if (rc == 0 && b->closed && !info.torn) {
+        rc = meta_load(s, rundir);
+        free(b);
+        return rc;
+    }
+    if (rc == 0) {
+        /* The run did not end cleanly: durable what no record touched since the
+         * last point; either way what one did, as the records allow. */
+        s->rebuilt = true;
+        memcpy(s->latest, b->last, sizeof s->latest);
+        for (unsigned d = 0; d < META_DIRS; d++)
+            for (int f = -1; f < META_SLOTS; f++) {
+                int k = f + 1;
+                struct meta_slot *m = slot_of(s, d, f);
+                *m = b->model[d][k];
+                if (!b->touched[d][k])
+                    continue;
+                s->unsynced[d][k] = 1;
+                allow(b, d, k, b->base[d][k].state, b->base[d][k].size);
+                if (b->may_present[d][k]) { /* present, perhaps shorter, or gone */
+                    m->state = SLOT_DOUBT;
+                    m->size = b->max_size[d][k];
+                } else {
+                    m->state = SLOT_ABSENT;
+                }
+            }
+    }
+    free(b);
+    return rc;
 }
 
 int meta_save(struct meta_stream *s, const char *rundir)

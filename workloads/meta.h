@@ -18,6 +18,26 @@
  * missing-file, unexpected-file, wrong-size.  A failed operation itself is
  * an io-error.  After the sweep every slot is checked once more, and the
  * model is saved (DIR/meta-S.model) for `faultline verify`.
+ *
+ * So that verify after a crash (of faultline, or a power cut of the
+ * storage) can check the names too, a stream journals its model
+ * (DIR/meta-S.journal, a jlog, see journal.h) the way block writes are
+ * journaled:
+ *   intent   before a create, rename, unlink or mkdir, the state each name
+ *            it touches will have; synced before the operation is issued,
+ *            so the storage never holds a change the journal does not know
+ *   set      a slot's new state in the model, after the operation (or a
+ *            stat or readdir that resolved a doubt); not synced: losing it
+ *            leaves the intent, which allows either outcome
+ *   point    a durability point: every 16 changes the stream fsyncs the
+ *            files it changed and its directories, then journals (synced)
+ *            that everything before is on stable storage
+ *   closed   the model file was saved after a last durability point
+ * Verify uses meta-S.model when the journal is closed; else it rebuilds the
+ * model from the journal: a name touched after the last durability point
+ * may hold its state at that point or any the later intents allow (a power
+ * cut may take it back, a file may be shorter), counted as reverted or
+ * short; a name untouched since then is durable and must be exact.
  */
 #ifndef FL_META_H
 #define FL_META_H
@@ -46,6 +66,8 @@ struct meta_slot {
     uint64_t op_ns;    /* when that operation completed (ns since run start) */
 };
 
+struct jlog;
+
 struct meta_stream {
     unsigned index;
     char dir[4200];        /* ROOT/meta-S */
@@ -57,6 +79,22 @@ struct meta_stream {
     struct findings findings;
     uint64_t ops[MOP_COUNT], errors;
     char err[4800];        /* why the stream could not run at all */
+
+    /* The journal (run only); see the top of this file. */
+    struct jlog *log;
+    bool log_failed;       /* a journal write failed: the stream stopped (err) */
+    struct meta_slot logged_dirs[META_DIRS], logged_files[META_DIRS][META_SLOTS];
+    /* changed since the last durability point ([d][0]: the directory, [d][f + 1]:
+     * file f); in a rebuilt model: may be reverted */
+    uint8_t unsynced[META_DIRS][META_SLOTS + 1];
+    unsigned changes;      /* slot changes since the last durability point */
+
+    /* Verify: the model as the journal left it, and what was found. */
+    struct meta_slot latest[META_DIRS][META_SLOTS + 1];
+    bool rebuilt;          /* from the journal (no final model) */
+    bool journal_torn;     /* the journal ends in a cut batch */
+    uint64_t journal_records, durability_points;
+    uint64_t names_checked, names_reverted, sizes_short;
 };
 
 /* Prepares stream index under root (creating meta-S unless `existing`).
@@ -76,5 +114,20 @@ void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns);
 /* Saves / loads the model (DIR/meta-S.model).  0, or -1 with s->err. */
 int meta_save(struct meta_stream *s, const char *rundir);
 int meta_load(struct meta_stream *s, const char *rundir);
+
+/* Starts the stream's journal DIR/meta-S.journal (before meta_run).  0, or
+ * -1 with s->err. */
+int meta_journal_open(struct meta_stream *s, const char *rundir, uint64_t run_id);
+
+/* After meta_save: a last durability point, and the journal marked closed
+ * (the model file is the truth from then on), and closed.  0, or -1 with
+ * s->err (the model file is then ignored by verify: the journal stays). */
+int meta_journal_close(struct meta_stream *s);
+
+/* Verify: the model from DIR/meta-S.model when the journal says it is
+ * final (or there is no journal: an older run), else rebuilt from the
+ * journal, with names changed after the last durability point doubtful.
+ * run_id: the run's, which the journal must carry.  0, or -1 with s->err. */
+int meta_recover(struct meta_stream *s, const char *rundir, uint64_t run_id);
 
 #endif

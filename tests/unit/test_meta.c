@@ -3,7 +3,10 @@
  * matches the model exactly; a file removed behind the stream's back, a name
  * it never made and a changed size are each told with their path and the
  * operation that made the expected state; a failed operation's names may go
- * either way; the model survives save and load.
+ * either way; the model survives save and load; after a crash the model is
+ * rebuilt from the stream's journal (no finding on a healthy tree, a torn
+ * tail is cut off, a durable name taken away is found, another run's
+ * journal refused).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -200,6 +203,102 @@ static void model_survives_save_and_load(void **state)
     free(t);
 }
 
+/* A stream that journals, "crashes" (journal left open, no model saved),
+ * then a verify that rebuilds its model from the journal. */
+static void model_rebuilt_from_journal(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s), *t = calloc(1, sizeof *t);
+    volatile sig_atomic_t stop = 0;
+    assert_int_equal(meta_init(s, root, 0, 42, 100, false), 0);
+    assert_int_equal(meta_journal_open(s, root, 0x1234), 0);
+    uint64_t t0 = mono_ns();
+    meta_run(s, t0, 300000000ull, &stop);
+    for (int i = 0; i < 47 && s->durability_points < 2; i++)
+        meta_run(s, t0, mono_ns() - t0 + 100000000ull, &stop);
+    assert_true(s->durability_points >= 2);
+    assert_int_equal(s->findings.n, 0);
+
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_recover(t, root, 0x1234), 0);
+    assert_true(t->rebuilt);
+    assert_false(t->journal_torn);
+    assert_true(t->journal_records > 0);
+    assert_int_equal(t->durability_points, s->durability_points);
+    meta_check_all(t, "verify", 0);
+    assert_int_equal(t->findings.n, 0);
+    assert_int_equal(t->names_reverted, 0); /* nothing took anything back */
+    assert_true(t->names_checked > 0);
+    meta_free(t);
+
+    /* a cut batch at the end is no error, only told */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/meta-0.journal", root);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("FLJB-cut-short", f);
+    fclose(f);
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_recover(t, root, 0x1234), 0);
+    assert_true(t->journal_torn);
+    meta_check_all(t, "verify", 0);
+    assert_int_equal(t->findings.n, 0);
+    meta_free(t);
+
+    /* a durable directory (the first mkdir came before the first point)
+     * taken away: found */
+    unsigned gone = 0;
+    for (unsigned d = 0; d < META_DIRS; d++)
+        if (s->dirs[d].state == SLOT_PRESENT && !s->unsynced[d][0]) {
+            char cmd[4500];
+            snprintf(cmd, sizeof cmd, "rm -rf %s/meta-0/d%u", root, d);
+            assert_int_equal(system(cmd), 0);
+            gone++;
+            break;
+        }
+    assert_int_equal(gone, 1);
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_recover(t, root, 0x1234), 0);
+    meta_check_all(t, "verify", 0);
+    assert_non_null(find(t, CLS_MISSING_FILE));
+    meta_free(t);
+
+    /* the journal of another run */
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_recover(t, root, 0x9999), -1);
+    assert_non_null(strstr(t->err, "another run"));
+    meta_free(t);
+    meta_free(s);
+    free(s);
+    free(t);
+}
+
+/* A stream that ends cleanly closes its journal: verify takes the model
+ * file. */
+static void closed_journal_uses_the_model(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s), *t = calloc(1, sizeof *t);
+    volatile sig_atomic_t stop = 0;
+    assert_int_equal(meta_init(s, root, 0, 42, 100, false), 0);
+    assert_int_equal(meta_journal_open(s, root, 7), 0);
+    uint64_t t0 = mono_ns();
+    meta_run(s, t0, 200000000ull, &stop);
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(meta_save(s, root), 0);
+    assert_int_equal(meta_journal_close(s), 0);
+    assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+    assert_int_equal(meta_recover(t, root, 7), 0);
+    assert_false(t->rebuilt);
+    assert_memory_equal(s->files, t->files, sizeof s->files);
+    meta_check_all(t, "verify", 0);
+    assert_int_equal(t->findings.n, 0);
+    meta_free(s);
+    meta_free(t);
+    free(s);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +306,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(damage_is_told_with_path_and_operation, setup, teardown),
         cmocka_unit_test_setup_teardown(doubtful_names_settle_either_way, setup, teardown),
         cmocka_unit_test_setup_teardown(model_survives_save_and_load, setup, teardown),
+        cmocka_unit_test_setup_teardown(model_rebuilt_from_journal, setup, teardown),
+        cmocka_unit_test_setup_teardown(closed_journal_uses_the_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
