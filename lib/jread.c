@@ -326,10 +326,21 @@ static int value(struct jp *p, struct jv *v, unsigned depth)
         }
         break;
     default:
+    {
+        const char *b = p->s;
         if (number(p, &v->num)) {
             v->type = JV_NUM;
+            /* as written too: a 64-bit seed or id is not a double */
+            size_t n = (size_t)(p->s - b);
+            if (!(v->str = malloc(n + 1))) {
+                fail(p, "out of memory");
+                return -1;
+            }
+            memcpy(v->str, b, n);
+            v->str[n] = '\0';
             return 0;
         }
+    }
     }
     fail(p, "expected a value");
     return -1;
@@ -337,7 +348,7 @@ static int value(struct jp *p, struct jv *v, unsigned depth)
 
 static void release(struct jv *v)
 {
-    if (v->type == JV_STR)
+    if (v->type == JV_STR || v->type == JV_NUM)
         free(v->str);
     if (v->type == JV_ARR || v->type == JV_OBJ) {
         for (size_t i = 0; i < v->n; i++) {
@@ -480,8 +491,24 @@ size_t jv_len(const struct jv *v)
     return v && (v->type == JV_ARR || v->type == JV_OBJ) ? v->n : 0;
 }
 
+/* s is a whole number of digits alone that fits in 64 bits. */
+static bool whole_u64(const char *s, uint64_t *out)
+{
+    uint64_t u = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || u > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+            return false;
+        u = u * 10 + (uint64_t)(*s - '0');
+    }
+    *out = u;
+    return true;
+}
+
 void jv_emit(struct json *j, const struct jv *v)
 {
+    uint64_t u;
     switch (v->type) {
     case JV_NULL:
         json_null(j);
@@ -490,6 +517,14 @@ void jv_emit(struct json *j, const struct jv *v)
         json_bool(j, v->b);
         break;
     case JV_NUM:
+        if (v->str && whole_u64(v->str, &u)) {
+            json_u64(j, u);
+            break;
+        }
+        if (v->str && v->str[0] == '-' && whole_u64(v->str + 1, &u) && u <= (uint64_t)INT64_MAX) {
+            json_i64(j, -(int64_t)u);
+            break;
+        }
         json_num(j, v->num, isfinite(v->num) && v->num == floor(v->num) && fabs(v->num) < 1e15
                                 ? 0
                                 : 6);

@@ -27,7 +27,9 @@ struct jv {
     enum jv_type type;
     bool b;          /* JV_BOOL */
     double num;      /* JV_NUM */
-    char *str;       /* JV_STR: NUL-terminated (an embedded \u0000 ends it) */
+    char *str;       /* JV_STR: NUL-terminated (an embedded \u0000 ends it);
+                        JV_NUM: the number as written (whole 64-bit numbers,
+                        a seed, are exact there and not in num) */
     size_t n;        /* JV_ARR, JV_OBJ: how many items */
     struct jv *item; /* JV_ARR, JV_OBJ: the items */
     char **key;      /* JV_OBJ: their keys */
@@ -63,7 +65,7 @@ size_t jv_len(const struct jv *v);
 struct json; /* json.h */
 
 /* Writes v again, whatever its shape, as the next value of j: whole
- * numbers without a fraction, others to 6 decimals. */
+ * numbers as written (exact to 64 bits), others to 6 decimals. */
 void jv_emit(struct json *j, const struct jv *v);
 
 #endif

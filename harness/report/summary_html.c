@@ -220,6 +220,8 @@ static void manifest_rows(FILE *f, const struct jv *v, char *path, size_t used, 
     fprintf(f, "</td><td>");
     if (v->type == JV_STR)
         report_escape(f, v->str);
+    else if (v->type == JV_NUM && v->str)
+        report_escape(f, v->str);
     else if (v->type == JV_NUM)
         fprintf(f, "%.15g", v->num);
     else if (v->type == JV_BOOL)

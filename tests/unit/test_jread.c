@@ -8,11 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "../../lib/jread.h"
+#include "../../lib/json.h"
 
 static struct jv *parse_ok(const char *text)
 {
@@ -106,6 +108,26 @@ static void a_missing_file_is_named(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* A summary copies each repetition's manifest: a 64-bit seed must come
+ * out as it went in (a double holds 53 bits). */
+static void whole_numbers_are_written_again_exactly(void **state)
+{
+    (void)state;
+    const char *text = "[16077111517321429293,-9223372036854775807,42,2.5,1e3,-0]";
+    struct jv *v = parse_ok(text);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    struct json j;
+    json_init(&j, f, false);
+    jv_emit(&j, v);
+    fclose(f);
+    assert_string_equal(buf, "[16077111517321429293,-9223372036854775807,42,2.500000,1000,0]");
+    free(buf);
+    jv_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +135,7 @@ int main(void)
         cmocka_unit_test(strings_are_unescaped),
         cmocka_unit_test(what_is_not_json_is_refused_with_its_place),
         cmocka_unit_test(a_missing_file_is_named),
+        cmocka_unit_test(whole_numbers_are_written_again_exactly),
     };
     return cmocka_run_group_tests_name("jread", tests, NULL, NULL);
 }
