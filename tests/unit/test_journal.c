@@ -465,6 +465,45 @@ static void an_older_journal_format_is_refused(void **state)
 }
 
 
+/* A power cut's revertible blocks are in the checkpoint, and come back from
+ * it: a verify after the run must allow what the run allowed (a read of the
+ * durable generation where the cut took the acknowledged one back). */
+static void a_power_cut_survives_the_checkpoint(void **state)
+{
+    (void)state;
+    char err[512];
+    struct journal *j = journal_create(dir, &meta, err, sizeof err);
+    assert_non_null(j);
+    struct statemap m;
+    assert_int_equal(statemap_init(&m, meta.nblocks), 0);
+    write_one(&m, j, 6, true, 10);
+    flush(&m, j, statemap_acked_total(&m), 12);
+    write_one(&m, j, 6, true, 13); /* acknowledged, never flushed */
+    write_one(&m, j, 5, true, 14);
+    statemap_power_loss(&m, 1, false);
+    journal_power_loss(j, 1, false, 20);
+    statemap_power_loss(&m, 1, true);
+    journal_power_loss(j, 1, true, 21);
+    assert_int_equal(journal_close(j, &m, true, err, sizeof err), 0);
+    struct statemap disk;
+    struct run_meta got;
+    struct load_info info;
+    assert_int_equal(state_load(dir, &got, &disk, &info, err, sizeof err), 0);
+    for (uint64_t b = 5; b <= 6; b++) {
+        struct expectation a, d;
+        statemap_expect(&m, b, true, &a);
+        statemap_expect(&disk, b, true, &d);
+        assert_true(a.revertible);
+        assert_int_equal(d.revertible, a.revertible);
+        assert_int_equal(d.strict, a.strict);
+        assert_int_equal(d.loss, a.loss);
+        assert_int_equal(d.lo, a.lo);
+        assert_int_equal(d.hi, a.hi);
+    }
+    statemap_free(&disk);
+    statemap_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +527,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_damaged_or_old_checkpoint_header_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(an_older_journal_format_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_power_cut_survives_the_checkpoint, setup, teardown),
     };
     return cmocka_run_group_tests_name("journal", tests, NULL, NULL);
 }
