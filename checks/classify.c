@@ -82,6 +82,21 @@ static bool stamp_fits(const struct classifier *c, const struct stamp *st, uint6
            st->block == block && st->sector == s && st->sectors == c->nsect;
 }
 
+/* The id of the run whose intact write of this block the whole buffer holds
+ * (every sector valid, of one run that is not ours, stamped for this block
+ * and block size); 0 when it is not that. */
+static uint64_t other_run(const struct classifier *c, uint64_t block)
+{
+    uint64_t run = c->stamp[0].run_id;
+    for (uint32_t s = 0; s < c->nsect; s++) {
+        const struct stamp *st = &c->stamp[s];
+        if (c->state[s] != SECTOR_VALID || st->run_id != run || st->block != block ||
+            st->sector != s || st->sectors != c->nsect)
+            return 0;
+    }
+    return run != c->fmt.run_id ? run : 0;
+}
+
 enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
                              const struct expectation *e, struct classification *v)
 {
@@ -160,6 +175,7 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
     if (g0 == GEN_NONE) {
         if (never)
             return conclude(v, CLS_UNWRITTEN, 0, "never written in this run");
+        v->other_run = other_run(c, block);
         if (e->lo != GEN_NONE) {
             if (all_zero)
                 return conclude(v, CLS_ZEROED, 0, "all zero; generation %u was durable", e->lo);
@@ -177,7 +193,8 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
     if (gen_cmp(g0, e->lo) < 0)
         return conclude(v, CLS_LOST_WRITE, 0, "generation %u found; generation %u was durable", g0,
                         e->lo);
-    if (gen_cmp(g0, e->hi) > 0)
+    v->beyond = gen_cmp(g0, e->hi) > 0;
+    if (v->beyond)
         return conclude(v, CLS_CORRUPT, 0,
                         "generation %u found, newer than any write issued (newest %u)", g0, e->hi);
     if (e->revertible && gen_cmp(g0, e->acked) < 0)

@@ -73,6 +73,14 @@ struct classification {
     uint32_t sector;     /* first offending sector inside the block */
     uint64_t found_written_ns; /* issue time of the found data, from its stamp */
     char detail[192];    /* one line for people */
+    /* Signs that the state the read was judged by does not describe the
+     * target (a verify from a run directory refuses on them, see verify.h):
+     * other_run  not 0: the block holds, whole and intact, a write of this
+     *            very block by another run (that run's id), where this
+     *            run wrote;
+     * beyond     an intact write of this run newer than any write issued. */
+    uint64_t other_run;
+    bool beyond;
 };
 
 /* Scratch space sized for one block size; reuse it for every block. */

@@ -347,7 +347,14 @@ int statemap_restore_pending(struct statemap *m, const struct pending *saved)
     p->planned = saved->planned;
     p->issued = saved->issued;
     p->acked = saved->acked;
-    p->flags = saved->flags & PEND_UNCERTAIN; /* nothing is in flight after a restart */
+    /* Nothing is in flight after a restart; a power cut's claim on the
+     * block stays (else a verify would call what the cut took back a
+     * stale read, where the run itself allowed it). */
+    p->flags = saved->flags & (PEND_UNCERTAIN | PEND_REVERTIBLE);
+    if (p->flags & PEND_REVERTIBLE) {
+        p->at_loss = saved->at_loss;
+        p->loss = saved->loss;
+    }
     return 0;
 }
 

@@ -50,6 +50,11 @@ int crew_run_ranks(const char *dir, unsigned *ranks, char *err, size_t errlen)
     snprintf(w0, sizeof w0, "%s/worker-0", dir);
     if (access(w0, F_OK) != 0)
         snprintf(w0, sizeof w0, "%s/client-0/worker-0", dir);
+    if (access(w0, F_OK) != 0) {
+        snprintf(err, errlen, "%s/worker-0 is missing (nor is there %s/client-0/worker-0): worker "
+                 "0 of the run kept its state there; copy it back to verify", dir, dir);
+        return -1;
+    }
     if (state_read_meta(w0, &m, err, errlen) != 0)
         return -1;
     *ranks = m.ranks > 1 ? m.ranks : 1;
@@ -947,6 +952,7 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
         w->ver_ready = true;
         findings_init(&w->reverted, sc->findings_limit);
         w->ver.reverted = &w->reverted;
+        w->ver.from_run_dir = true;
     }
     c->capacity = c->w[0].be.capacity;
     snprintf(c->desc, sizeof c->desc, "%s", c->w[0].be.desc);
@@ -958,6 +964,47 @@ void crew_verify(struct crew *c)
     run_threads(c, true);
     merge(c);
     check_after_sweep(c, "verify");
+}
+
+int crew_verify_refusal(const struct crew *c, char *err, size_t errlen)
+{
+    uint64_t other = 0, beyond = 0, read = 0;
+    const struct verifier *vo = NULL, *vb = NULL;
+    const struct worker *wb = NULL;
+    for (unsigned i = 0; i < c->n; i++) {
+        const struct worker *w = &c->w[i];
+        if (!w->ver_ready)
+            continue;
+        read += w->sweep.reads;
+        if (w->ver.other_reads && !other++)
+            vo = &w->ver;
+        if (w->ver.beyond_reads && !beyond++) {
+            vb = &w->ver;
+            wb = w;
+        }
+        other += w->ver.other_reads ? w->ver.other_reads - 1 : 0;
+        beyond += w->ver.beyond_reads ? w->ver.beyond_reads - 1 : 0;
+    }
+    if (vo) {
+        snprintf(err, errlen, "the target %s holds blocks of run %016" PRIx64 ", not of this run "
+                 "%016" PRIx64 " (%" PRIu64 " of the %" PRIu64 " blocks read, the first at block "
+                 "%" PRIu64 ", byte offset %" PRIu64 "): another faultline run has written to it "
+                 "since; verify that run's directory instead (had nothing else written there, "
+                 "the storage returned an older run's data where this run's was durable)",
+                 c->sc->target.path, vo->other_run, c->w[0].meta.run_id, other, read,
+                 vo->other_block, vo->other_offset);
+        return -1;
+    }
+    if (vb) {
+        snprintf(err, errlen, "%s/journal.bin lacks writes the target holds: block %" PRIu64
+                 " (byte offset %" PRIu64 ") holds generation %u of this run, newer than any "
+                 "write the run directory knows of (newest %u), and %" PRIu64 " more blocks "
+                 "do: its journal or checkpoint was cut short or is older than the target; "
+                 "nothing can be verified from it", wb->dir, vb->beyond_block, vb->beyond_offset,
+                 vb->beyond_found, vb->beyond_newest, beyond - 1);
+        return -1;
+    }
+    return 0;
 }
 
 bool crew_block_written(void *ctx, uint64_t b)

@@ -167,6 +167,13 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
 /* Sweeps every worker's written blocks; merges the results. */
 void crew_verify(struct crew *c);
 
+/* After crew_verify: whether the sweep showed that the run directory does
+ * not describe the target (another run's blocks there, or writes of this
+ * run its journal does not know; see verifier.from_run_dir).  Then the
+ * verify must refuse instead of reporting findings: -1 with err saying
+ * why, else 0. */
+int crew_verify_refusal(const struct crew *c, char *err, size_t errlen);
+
 /* Closes backends and frees all but the merged findings. */
 /* Whether block b (of the whole target) was ever written in this run;
  * ctx is the crew.  For the verdict's corruption accounting. */

@@ -190,6 +190,21 @@ static int rank_setup(struct run *r, char *err, size_t errlen)
     return 0;
 }
 
+/* Room for the reports on a run directory that fills up (ENOSPC): a file
+ * that holds REPORT_ROOM bytes from the start, removed just before the
+ * reports are written.  The journal fails with its own clear error first. */
+#define REPORT_ROOM (2u << 20)
+static void report_room(const struct run *r, bool reserve)
+{
+    char path[sizeof r->own_dir + 16], err[FL_ERRLEN];
+    snprintf(path, sizeof path, "%s/.report-room", r->own_dir);
+    if (!reserve)
+        unlink(path);
+    else if (reserve_file(path, REPORT_ROOM, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: %s; should the run directory fill up, the reports may not "
+                "fit\n", err);
+}
+
 /* --client-dir: this rank's directory is PATH/client-R, and DIR/client-R
  * links to it (on this node; on all when DIR is shared), so that
  * everything that reads DIR/client-R finds it. */
@@ -261,6 +276,7 @@ static int run_setup(struct run *r, char *err, size_t errlen)
         return -1;
     }
     r->events_open = true;
+    report_room(r, true);
     /* Which client this is: rank r owns b % ranks == r, and a file tree
      * gives it a subtree of its own. */
     r->sc.target.rank = r->mpi.rank;
@@ -591,6 +607,7 @@ static int run_workload(struct run *r)
     }
     heal_start(r);
     crew_run(crew);
+    report_room(r, false); /* the workload and its journal are done: now the reports */
     if (!is_rank0(r))
         return finish_rank(r);
     struct run_meta meta = crew->w[0].meta;
@@ -647,6 +664,8 @@ static int run_workload(struct run *r)
 static int run_teardown(struct run *r, int code)
 {
     char err[FL_ERRLEN];
+    if (r->own_dir[0])
+        report_room(r, false); /* a run refused or cut short */
     if (r->watching && !r->abandoned)
         heal_watch_free(&r->heal);
     if (r->tl) {
@@ -872,6 +891,13 @@ int cmd_verify(const char *dir, bool quiet)
     crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
     events_set_t0(&events, crew.t0);
     crew_verify(&crew);
+    if (crew_verify_refusal(&crew, err, sizeof err) != 0) {
+        events_close(&events);
+        fprintf(stderr, "faultline: %s\n", err);
+        crew_close(&crew);
+        crew_free(&crew);
+        return 2;
+    }
     struct report rep = conclude_report("verify", dir, &sc, &meta, &crew);
     struct report_cross cross;
     if (ranks > 1 && sc.workload.cross_pct)

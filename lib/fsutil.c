@@ -89,3 +89,24 @@ int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_
     close(fd);
     return 0;
 }
+
+int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* glibc writes the blocks itself where the file system cannot allocate */
+    int rc = posix_fallocate(fd, 0, (off_t)bytes);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = errno;
+    close(fd);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot reserve %llu bytes in %s: %s", (unsigned long long)bytes,
+                 path, strerror(rc));
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}

@@ -22,6 +22,10 @@ int write_text(const char *path, const char *text, char *err, size_t errlen);
 /* Creates (or truncates) path as a sparse file of size bytes. */
 int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen);
 
+/* Creates path holding bytes of allocated (not sparse) space: room kept
+ * back on a file system that may fill up, given back by removing it. */
+int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen);
+
 /* Whether a and b name the same file or device (device and inode); false
  * when either is NULL or cannot be stat'ed. */
 bool same_file(const char *a, const char *b);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,21 +30,28 @@ _Static_assert(sizeof(struct jrec) == 24, "journal record layout");
 struct jbatch {
     uint32_t magic;
     uint32_t nrec;
-    uint64_t seq;
-    uint32_t crc; /* over the records */
-    uint32_t zero;
+    uint64_t seq;  /* 1, 2, ... within a segment: a gap is a batch lost in the middle */
+    uint32_t crc;  /* over the records */
+    uint32_t hcrc; /* over the fields before it (jbatch_seal) */
 };
 
-#define JHEAD_MAGIC "FLJRNL2" /* 2: run_meta names the client */
+/* 3: the header and every batch header carry a crc, batches are numbered
+ * per segment.  "FLJRNL1", "FLJRNL2": older faultlines. */
+#define JHEAD_MAGIC "FLJRNL3"
+#define JHEAD_FAMILY "FLJRNL" /* the magic of every version, without its digit */
 struct jhead {
     char magic[8];
     struct run_meta meta;
     uint64_t segment;
-    uint64_t reserved[3];
+    uint32_t crc; /* over the header with this field zero (jhead_seal) */
+    uint32_t zero;
+    uint64_t reserved[2];
 };
 
 #define STATE_MAGIC "FLSTATE"
-#define STATE_VERSION 3 /* 2: run_meta names the client (rank, ranks); 3: power losses */
+/* 2: run_meta names the client (rank, ranks); 3: power losses; 4: a crc over
+ * the header too.  Older versions are refused (state_format_check). */
+#define STATE_VERSION 4
 enum {
     STATE_FINAL = 1,     /* the run ended cleanly */
     /* bits 8..15: a power cut under way at the checkpoint (its tag, statemap.loss_open) */
@@ -58,8 +66,8 @@ struct shead {
     uint64_t npending;
     uint64_t nacked;
     uint64_t ack_total;
-    uint32_t crc; /* over everything after the header */
-    uint32_t zero;
+    uint32_t crc;  /* over everything after the header */
+    uint32_t hcrc; /* over the header before this field (shead_seal) */
 };
 
 /* On-disk forms of pending entries and queued completions. */
@@ -142,6 +150,154 @@ static int sync_dir(const char *dir)
     return rc;
 }
 
+/* --- on-disk format: header checksums, and what a damaged file says ---
+ *
+ * Kept apart from the writers and readers: a header is sealed just before it
+ * is written and checked right after it is read.  Everything here tells
+ * damage to the run directory apart from damage to the target, so that
+ * verify refuses (naming the file and the byte offset) instead of reporting
+ * a false finding. */
+
+static void shead_seal(struct shead *h)
+{
+    h->hcrc = crc32c(h, offsetof(struct shead, hcrc));
+}
+
+/* That state.bin's header (at path) is one, of this format, undamaged.  0,
+ * or -1 with err. */
+static int shead_check(const struct shead *h, const char *path, char *err, size_t n)
+{
+    if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0) {
+        snprintf(err, n, "%s is not a faultline state file (no %s magic at byte offset 0)", path,
+                 STATE_MAGIC);
+        return -1;
+    }
+    if (h->version != STATE_VERSION) {
+        if (h->version >= 1 && h->version < STATE_VERSION)
+            snprintf(err, n, "%s is of format %u, from an older faultline (this one reads format "
+                     "%u): verify the run with the faultline that made it", path, h->version,
+                     STATE_VERSION);
+        else
+            snprintf(err, n, "%s is of format %u, which this faultline does not know (it reads "
+                     "format %u): damaged, or from a newer faultline", path, h->version,
+                     STATE_VERSION);
+        return -1;
+    }
+    if (crc32c(h, offsetof(struct shead, hcrc)) != h->hcrc) {
+        snprintf(err, n, "%s: the checkpoint header is damaged (checksum mismatch over byte "
+                 "offsets 0..%zu)", path, offsetof(struct shead, hcrc) - 1);
+        return -1;
+    }
+    return 0;
+}
+
+static void jhead_seal(struct jhead *h)
+{
+    h->crc = 0;
+    h->crc = crc32c(h, sizeof *h);
+}
+
+/* Reads and checks the header of the journal segment in buf (len bytes, from
+ * path) into *h: one of this format, undamaged, of run run_id.  0, or -1
+ * with err. */
+static int jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t run_id,
+                       struct jhead *h, char *err, size_t n)
+{
+    size_t fam = strlen(JHEAD_FAMILY);
+    if (len >= sizeof h->magic && memcmp(buf, JHEAD_FAMILY, fam) == 0 &&
+        memcmp(buf, JHEAD_MAGIC, sizeof h->magic) != 0) {
+        snprintf(err, n, "%s is of format %c, from an older faultline (this one reads format %c): "
+                 "verify the run with the faultline that made it", path, (char)buf[fam],
+                 JHEAD_MAGIC[fam]);
+        return -1;
+    }
+    if (len < sizeof *h) {
+        snprintf(err, n, "%s is truncated: %zu bytes, its header alone takes %zu", path, len,
+                 sizeof *h);
+        return -1;
+    }
+    memcpy(h, buf, sizeof *h);
+    if (memcmp(h->magic, JHEAD_MAGIC, sizeof h->magic) != 0) {
+        snprintf(err, n, "%s is not a faultline journal (no %s magic at byte offset 0)", path,
+                 JHEAD_FAMILY);
+        return -1;
+    }
+    struct jhead c = *h;
+    c.crc = 0;
+    if (crc32c(&c, sizeof c) != h->crc) {
+        snprintf(err, n, "%s: the journal header is damaged (checksum mismatch over byte offsets "
+                 "0..%zu)", path, sizeof *h - 1);
+        return -1;
+    }
+    if (h->meta.run_id != run_id) {
+        snprintf(err, n, "%s belongs to run %016llx, state.bin to run %016llx: the journal of "
+                 "another run", path, (unsigned long long)h->meta.run_id,
+                 (unsigned long long)run_id);
+        return -1;
+    }
+    return 0;
+}
+
+static void jbatch_seal(struct jbatch *b)
+{
+    b->hcrc = crc32c(b, offsetof(struct jbatch, hcrc));
+}
+
+static bool jbatch_head_ok(const struct jbatch *b)
+{
+    return b->magic == BATCH_MAGIC && b->hcrc == crc32c(b, offsetof(struct jbatch, hcrc));
+}
+
+/* How a segment file ends.  A crash (SIGKILL in mid-append, a power cut
+ * before the batch's fdatasync) leaves at most its last batch short, or
+ * garbage with no whole batch header after it: a torn tail, whose writes
+ * were never issued (intents are synced before they are).  Anything else is
+ * damage: a whole batch whose records fail their crc, a bad batch with
+ * whole ones after it, a gap in the batch numbers. */
+enum seg_end {
+    SEG_WHOLE,   /* every batch whole */
+    SEG_TORN,    /* the last batch incomplete or bad, nothing whole after it */
+    SEG_DAMAGED, /* a bad batch with whole ones after it, or batches missing in between */
+};
+struct seg_scan {
+    enum seg_end end;
+    size_t off;       /* not SEG_WHOLE: byte offset of the bad batch (of a failed record) */
+    uint64_t batch;   /* its number in the segment, 1 = the first */
+    uint64_t records; /* in the whole batches before it */
+    char why[160];
+};
+
+/* True when a whole batch header starts somewhere after off (batches and
+ * records are multiples of 8 bytes). */
+static bool whole_batch_after(const unsigned char *buf, size_t len, size_t off)
+{
+    for (size_t p = off + 8; p + sizeof(struct jbatch) <= len; p += 8) {
+        struct jbatch b;
+        memcpy(&b, buf + p, sizeof b);
+        if (jbatch_head_ok(&b))
+            return true;
+    }
+    return false;
+}
+
+/* The error a scan's end is, for the segment at path; final: nothing may
+ * follow the last whole batch (a complete segment, or a run that ended
+ * cleanly).  0 when acceptable, else -1 with err. */
+static int seg_scan_error(const struct seg_scan *s, const char *path, bool final, const char *whyfinal,
+                          char *err, size_t n)
+{
+    if (s->end == SEG_WHOLE || (s->end == SEG_TORN && !final))
+        return 0;
+    if (s->end == SEG_DAMAGED)
+        snprintf(err, n, "%s is damaged at byte offset %zu (batch %llu): %s", path, s->off,
+                 (unsigned long long)s->batch, s->why);
+    else
+        snprintf(err, n, "%s ends in a bad batch at byte offset %zu (batch %llu: %s), but %s: the "
+                 "file is truncated or damaged", path, s->off, (unsigned long long)s->batch,
+                 s->why, whyfinal);
+    return -1;
+}
+
 /* --- checkpoints --- */
 
 static void *state_blob(const struct run_meta *meta, const struct statemap *m, uint64_t segment,
@@ -180,6 +336,7 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
         p += sizeof s;
     }
     h.crc = crc32c(blob + sizeof h, body);
+    shead_seal(&h);
     memcpy(blob, &h, sizeof h);
     *len = sizeof h + body;
     return blob;
@@ -238,6 +395,7 @@ static int segment_open(const char *dir, const struct run_meta *meta, uint64_t s
     }
     struct jhead h = {.meta = *meta, .segment = seg};
     memcpy(h.magic, JHEAD_MAGIC, sizeof h.magic);
+    jhead_seal(&h);
     if (write_all(fd, &h, sizeof h) != 0 || fdatasync(fd) != 0) {
         snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
@@ -268,6 +426,7 @@ static int write_batch(struct journal *j, struct item *it)
 {
     struct jbatch b = {.magic = BATCH_MAGIC, .nrec = (uint32_t)it->nrec, .seq = ++j->batch_seq,
                        .crc = crc32c(it->recs, it->nrec * sizeof(struct jrec))};
+    jbatch_seal(&b);
     if (write_all(j->fd, &b, sizeof b) != 0 ||
         write_all(j->fd, it->recs, it->nrec * sizeof(struct jrec)) != 0)
         return -1;
@@ -305,7 +464,7 @@ static void *committer(void *arg)
             list = it->next;
             if (!broken && it->kind == ITEM_BATCH) {
                 if (write_batch(j, it) != 0) {
-                    snprintf(msg, sizeof msg, "journal write in %s failed: %s", j->dir,
+                    snprintf(msg, sizeof msg, "cannot write %s/journal.bin: %s", j->dir,
                              strerror(errno));
                     broken = true;
                 }
@@ -313,7 +472,7 @@ static void *committer(void *arg)
             } else if (!broken) {
                 /* Everything of the old segment must be synced first. */
                 if (dirty && fdatasync(j->fd) != 0) {
-                    snprintf(msg, sizeof msg, "journal sync in %s failed: %s", j->dir,
+                    snprintf(msg, sizeof msg, "cannot sync %s/journal.bin: %s", j->dir,
                              strerror(errno));
                     broken = true;
                 }
@@ -332,13 +491,14 @@ static void *committer(void *arg)
                 if (fd >= 0) {
                     close(j->fd);
                     j->fd = fd;
+                    j->batch_seq = 0; /* batches are numbered per segment */
                 }
             }
             last = it->ticket;
             free_item(it);
         }
         if (!broken && dirty && fdatasync(j->fd) != 0) {
-            snprintf(msg, sizeof msg, "journal sync in %s failed: %s", j->dir, strerror(errno));
+            snprintf(msg, sizeof msg, "cannot sync %s/journal.bin: %s", j->dir, strerror(errno));
             broken = true;
         }
         pthread_mutex_lock(&j->mu);
@@ -612,31 +772,75 @@ static void *slurp(const char *path, size_t *len, int *eno)
     return buf;
 }
 
-/* Calls fn for every record of every intact batch of one segment file. */
+/* Calls fn for every record of every whole batch of one segment file (len
+ * at least a header), and says in *s how the file ends.  0, or -1 when fn
+ * refused a record (s->off names it). */
 typedef int (*rec_fn)(void *ctx, const struct jrec *r);
-static int scan_segment(const unsigned char *buf, size_t len, void *ctx, rec_fn fn, bool *torn)
+static int scan_segment(const unsigned char *buf, size_t len, void *ctx, rec_fn fn,
+                        struct seg_scan *s)
 {
+    memset(s, 0, sizeof *s);
     size_t off = sizeof(struct jhead);
-    *torn = false;
-    while (off + sizeof(struct jbatch) <= len) {
+    for (uint64_t seq = 1; off < len; seq++) {
         struct jbatch b;
+        s->off = off;
+        s->batch = seq;
+        if (len - off < sizeof b) {
+            snprintf(s->why, sizeof s->why, "an incomplete batch header (%zu of %zu bytes)",
+                     len - off, sizeof b);
+            goto bad;
+        }
         memcpy(&b, buf + off, sizeof b);
-        size_t body = (size_t)b.nrec * sizeof(struct jrec);
-        if (b.magic != BATCH_MAGIC || off + sizeof b + body > len ||
-            crc32c(buf + off + sizeof b, body) != b.crc) {
-            *torn = true;
+        if (!jbatch_head_ok(&b)) {
+            snprintf(s->why, sizeof s->why, "%s", b.magic != BATCH_MAGIC
+                     ? "no batch header there (bad magic)" : "batch header checksum mismatch");
+            goto bad;
+        }
+        if (b.seq != seq) {
+            snprintf(s->why, sizeof s->why, "batch number %llu where %llu was due: batches are "
+                     "missing in the middle", (unsigned long long)b.seq, (unsigned long long)seq);
+            s->end = SEG_DAMAGED;
             return 0;
         }
-        off += sizeof b;
+        size_t room = (len - off - sizeof b) / sizeof(struct jrec);
+        if (b.nrec > room) {
+            snprintf(s->why, sizeof s->why, "an incomplete batch (%u records, the file holds %zu "
+                     "of them)", b.nrec, room);
+            goto bad;
+        }
+        size_t body = (size_t)b.nrec * sizeof(struct jrec);
+        if (crc32c(buf + off + sizeof b, body) != b.crc) {
+            /* A crash leaves a batch short, never whole and wrong. */
+            snprintf(s->why, sizeof s->why, "record checksum mismatch in a whole batch (byte "
+                     "offsets %zu..%zu)", off + sizeof b, off + sizeof b + body - 1);
+            s->end = SEG_DAMAGED;
+            return 0;
+        }
         for (uint32_t i = 0; i < b.nrec; i++) {
             struct jrec r;
-            memcpy(&r, buf + off + (size_t)i * sizeof r, sizeof r);
-            if (fn(ctx, &r) != 0)
+            size_t at = off + sizeof b + (size_t)i * sizeof r;
+            memcpy(&r, buf + at, sizeof r);
+            if (fn(ctx, &r) != 0) {
+                s->off = at;
+                snprintf(s->why, sizeof s->why, "record %u of the batch (type %u, block %llu, "
+                         "generation %u) cannot be replayed", i, r.type,
+                         (unsigned long long)r.block, r.gen);
                 return -1;
+            }
         }
-        off += body;
+        off += sizeof b + body;
+        s->records += b.nrec;
     }
-    *torn = off != len;
+    s->end = SEG_WHOLE;
+    return 0;
+bad:
+    if (whole_batch_after(buf, len, off)) {
+        s->end = SEG_DAMAGED;
+        size_t l = strlen(s->why);
+        snprintf(s->why + l, sizeof s->why - l, ", yet whole batches follow it");
+    } else {
+        s->end = SEG_TORN;
+    }
     return 0;
 }
 
@@ -666,6 +870,13 @@ static int replay_one(void *ctx, const struct jrec *r)
     }
 }
 
+static int skip_one(void *ctx, const struct jrec *r)
+{
+    (void)ctx;
+    (void)r;
+    return 0;
+}
+
 /* Reads and checks state.bin: its header (in *h) and the checkpoint
  * itself, into a fresh m.  0, or -1 with err (m freed). */
 static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
@@ -681,25 +892,36 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         return -1;
     }
     if (len < sizeof *h) {
-        snprintf(err, errlen, "%s is truncated", path);
+        snprintf(err, errlen, "%s is truncated: %zu bytes, its header alone takes %zu", path,
+                 len, sizeof *h);
         free(buf);
         return -1;
     }
     memcpy(h, buf, sizeof *h);
-    size_t body = len - sizeof *h;
-    if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0) {
-        snprintf(err, errlen, "%s is not a faultline state file", path);
+    if (shead_check(h, path, err, errlen) != 0) {
         free(buf);
         return -1;
     }
-    if (h->version != STATE_VERSION) {
-        snprintf(err, errlen, "%s is of format %u, this faultline reads format %u (made by "
-                 "another version)", path, h->version, STATE_VERSION);
+    size_t body = len - sizeof *h;
+    /* The initial checkpoint of a run stores no durable array (all zero).
+     * The counts are bounded by the file before they are multiplied. */
+    size_t darr = (size_t)h->meta.nblocks * sizeof(gen_t);
+    size_t rest = h->npending <= len && h->nacked <= len
+                      ? h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack)
+                      : SIZE_MAX;
+    if (h->meta.nblocks > SIZE_MAX / 4 || rest == SIZE_MAX || (body != darr + rest && body != rest)) {
+        if (rest != SIZE_MAX && h->meta.nblocks <= SIZE_MAX / 4 && body < darr + rest)
+            snprintf(err, errlen, "%s is truncated: %zu bytes, the checkpoint its header "
+                     "describes takes %zu", path, len, sizeof *h + darr + rest);
+        else
+            snprintf(err, errlen, "%s has an unexpected size (%zu bytes) for the checkpoint its "
+                     "header describes", path, len);
         free(buf);
         return -1;
     }
     if (crc32c(buf + sizeof *h, body) != h->crc) {
-        snprintf(err, errlen, "%s is damaged (checksum mismatch)", path);
+        snprintf(err, errlen, "%s: the checkpoint is damaged (checksum mismatch over byte offsets "
+                 "%zu..%zu)", path, sizeof *h, len - 1);
         free(buf);
         return -1;
     }
@@ -710,16 +932,10 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         free(buf);
         return -1;
     }
-    /* The initial checkpoint of a run stores no durable array (all zero). */
-    size_t darr = (size_t)meta->nblocks * sizeof(gen_t);
-    size_t rest = h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack);
     const unsigned char *p = buf + sizeof *h;
     if (body == darr + rest) {
         memcpy(m->durable, p, darr);
         p += darr;
-    } else if (body != rest) {
-        snprintf(err, errlen, "%s has an unexpected size", path);
-        goto fail;
     }
     for (uint64_t i = 0; i < h->npending; i++, p += sizeof(struct spend)) {
         struct spend s;
@@ -728,7 +944,8 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
                             .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
                             .loss = s.loss};
         if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
-            snprintf(err, errlen, "%s: bad pending entry", path);
+            snprintf(err, errlen, "%s: bad pending entry at byte offset %zu", path,
+                     (size_t)(p - buf));
             goto fail;
         }
     }
@@ -738,7 +955,8 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         struct sack s;
         memcpy(&s, p, sizeof s);
         if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
-            snprintf(err, errlen, "%s: bad queued completion", path);
+            snprintf(err, errlen, "%s: bad queued completion at byte offset %zu", path,
+                     (size_t)(p - buf));
             goto fail;
         }
     }
@@ -748,22 +966,6 @@ fail:
     free(buf);
     statemap_free(m);
     return -1;
-}
-
-/* Records in the whole batches of a segment. */
-static uint64_t count_records(const unsigned char *buf, size_t len)
-{
-    uint64_t count = 0;
-    for (size_t off = sizeof(struct jhead); off + sizeof(struct jbatch) <= len;) {
-        struct jbatch b;
-        memcpy(&b, buf + off, sizeof b);
-        size_t bl = (size_t)b.nrec * sizeof(struct jrec);
-        if (b.magic != BATCH_MAGIC || off + sizeof b + bl > len)
-            break;
-        count += b.nrec;
-        off += sizeof b + bl;
-    }
-    return count;
 }
 
 /* Replays journal.bin of segment h->segment on top of the checkpoint in m.
@@ -776,8 +978,11 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     size_t len = 0;
     int eno = 0;
     unsigned char *buf = slurp(path, &len, &eno);
+    bool final = h->flags & STATE_FINAL;
     if (!buf) {
-        if (eno == ENOENT)
+        /* journal.bin exists from the run's first moment on (segment_open),
+         * except before the first segment was installed. */
+        if (eno == ENOENT && (!(h->flags & STATE_JOURNALED) || (h->segment <= 1 && !final)))
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
         return -1;
@@ -785,32 +990,64 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     info->had_journal = true;
     int rc = 0;
     struct jhead jh;
-    if (len < sizeof jh) {
-        info->torn_tail = true; /* created but header never synced: nothing to replay */
-        goto out;
-    }
-    memcpy(&jh, buf, sizeof jh);
-    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != meta->run_id) {
-        snprintf(err, errlen, "%s does not belong to this run", path);
+    struct seg_scan sc;
+    if (jhead_check(buf, len, path, meta->run_id, &jh, err, errlen) != 0) {
         rc = -1;
     } else if (jh.segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
                  (unsigned long long)jh.segment, (unsigned long long)h->segment);
         rc = -1;
     } else if (jh.segment == h->segment) {
-        /* (an older segment: a crash between checkpoint and rotation, and
-         * the checkpoint has it all) */
-        bool torn;
-        if (scan_segment(buf, len, m, replay_one, &torn) != 0) {
-            snprintf(err, errlen, "%s: a record names a block outside the target, or memory is "
-                     "short", path);
+        if (scan_segment(buf, len, m, replay_one, &sc) != 0) {
+            snprintf(err, errlen, "%s, byte offset %zu: %s: it names a block outside the target, "
+                     "or memory is short", path, sc.off, sc.why);
             rc = -1;
         } else {
-            info->replayed = count_records(buf, len);
-            info->torn_tail = torn;
+            rc = seg_scan_error(&sc, path, final, "the run ended cleanly and added nothing after "
+                                "its last checkpoint", err, errlen);
+            info->replayed = sc.records;
+            info->torn_tail = sc.end == SEG_TORN;
         }
+    } else {
+        /* An older segment: a crash between checkpoint and rotation, and the
+         * checkpoint has it all; it was synced whole before. */
+        rc = scan_segment(buf, len, NULL, skip_one, &sc) != 0 ||
+             seg_scan_error(&sc, path, true, "this segment was synced whole before the "
+                            "checkpoint that followed it", err, errlen) != 0 ? -1 : 0;
     }
-out:
+    free(buf);
+    return rc;
+}
+
+/* journal.old, when there is one, holds the segment before journal.bin's,
+ * synced whole before the rotation: of this run, with no bad batch. */
+static int check_old_segment(const char *dir, const struct shead *h, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 16];
+    path_in(path, sizeof path, dir, "journal.old");
+    size_t len = 0;
+    int eno = 0;
+    unsigned char *buf = slurp(path, &len, &eno);
+    if (!buf) {
+        if (eno == ENOENT) /* the first segment, or a crash in mid-rotation */
+            return 0;
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
+        return -1;
+    }
+    struct jhead jh;
+    struct seg_scan sc;
+    int rc = 0;
+    if (jhead_check(buf, len, path, h->meta.run_id, &jh, err, errlen) != 0) {
+        rc = -1;
+    } else if (jh.segment > h->segment) {
+        snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
+                 (unsigned long long)jh.segment, (unsigned long long)h->segment);
+        rc = -1;
+    } else if (scan_segment(buf, len, NULL, skip_one, &sc) != 0 ||
+               seg_scan_error(&sc, path, true, "a segment is synced whole before it becomes "
+                              "journal.old", err, errlen) != 0) {
+        rc = -1;
+    }
     free(buf);
     return rc;
 }
@@ -824,14 +1061,14 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         return -1;
     info->final = h.flags & STATE_FINAL;
     info->journaled = h.flags & STATE_JOURNALED;
-    if (replay_journal(dir, &h, meta, m, info, err, errlen) != 0) {
+    if (replay_journal(dir, &h, meta, m, info, err, errlen) != 0 ||
+        check_old_segment(dir, &h, err, errlen) != 0) {
         statemap_free(m);
         return -1;
     }
     return 0;
 }
 
-/* The wanted (block, gen) pairs, sorted by block for binary search. */
 int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
@@ -843,15 +1080,24 @@ int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t er
     }
     struct shead h;
     ssize_t n = read(fd, &h, sizeof h);
+    int eno = errno;
     close(fd);
-    if (n != (ssize_t)sizeof h || memcmp(h.magic, STATE_MAGIC, sizeof h.magic) != 0) {
-        snprintf(err, errlen, "%s is not a faultline state file", path);
+    if (n < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
         return -1;
     }
+    if (n != (ssize_t)sizeof h) {
+        snprintf(err, errlen, "%s is truncated: %zd bytes, its header alone takes %zu", path, n,
+                 sizeof h);
+        return -1;
+    }
+    if (shead_check(&h, path, err, errlen) != 0)
+        return -1;
     *meta = h.meta;
     return 0;
 }
 
+/* The wanted (block, gen) pairs, sorted by block for binary search. */
 struct lookup {
     size_t n;
     size_t *order; /* indices sorted by block */
@@ -909,9 +1155,9 @@ int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const 
         unsigned char *buf = slurp(path, &len, &eno);
         if (!buf)
             continue;
-        bool torn;
+        struct seg_scan sc;
         if (len >= sizeof(struct jhead))
-            scan_segment(buf, len, &l, lookup_one, &torn);
+            scan_segment(buf, len, &l, lookup_one, &sc);
         free(buf);
         read_any = 1;
     }
@@ -987,10 +1233,8 @@ static int hreplay_one(void *ctx, const struct jrec *r)
 static uint64_t segment_of(const unsigned char *buf, size_t len, uint64_t run_id)
 {
     struct jhead jh;
-    if (!buf || len < sizeof jh)
-        return 0;
-    memcpy(&jh, buf, sizeof jh);
-    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != run_id)
+    char err[PATH_MAX + 256];
+    if (!buf || jhead_check(buf, len, "journal", run_id, &jh, err, sizeof err) != 0)
         return 0;
     return jh.segment;
 }
@@ -1005,9 +1249,9 @@ static int count_one_done(void *ctx, const struct jrec *r)
 static uint64_t count_done(const unsigned char *buf, size_t len)
 {
     uint64_t n = 0;
-    bool torn;
+    struct seg_scan sc;
     if (len >= sizeof(struct jhead))
-        scan_segment(buf, len, &n, count_one_done, &torn);
+        scan_segment(buf, len, &n, count_one_done, &sc);
     return n;
 }
 
@@ -1028,10 +1272,8 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     }
     memcpy(&sh, sbuf, sizeof sh);
     free(sbuf);
-    if (memcmp(sh.magic, STATE_MAGIC, sizeof sh.magic) != 0 || sh.version != STATE_VERSION) {
-        snprintf(err, errlen, "%s is not a state file of this faultline", path);
+    if (shead_check(&sh, path, err, errlen) != 0)
         return -1;
-    }
     /* The retained segments, oldest first, as long as they follow each other. */
     const char *names[2] = {"journal.old", "journal.bin"};
     unsigned char *seg[2] = {NULL, NULL};
@@ -1088,9 +1330,9 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     if (rc == 0) {
         qsort(h.pts, h.npts, sizeof *h.pts, by_point_time);
         for (int k = first; k < 2 && rc == 0; k++) {
-            bool torn;
+            struct seg_scan sc;
             if (seglen[k] >= sizeof(struct jhead) &&
-                scan_segment(seg[k], seglen[k], &h, hreplay_one, &torn) != 0) {
+                scan_segment(seg[k], seglen[k], &h, hreplay_one, &sc) != 0) {
                 snprintf(err, errlen, "%s/%s: a record names a block outside the target, or "
                          "memory is short", dir, names[k]);
                 rc = -1;

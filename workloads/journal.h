@@ -14,8 +14,16 @@
  *                  fail    that write failed or timed out
  *                  flush   a flush covering the first N completions finished
  *                  power   the storage lost power (statemap_power_loss)
- *                Each batch carries a crc32c; replay stops at the first torn
- *                batch.  The previous segment is kept as journal.old.
+ *                Each batch carries a crc32c over its records and one over
+ *                its header, and its number in the segment.  Replay stops
+ *                at a torn last batch (a crash in mid-append); a bad batch
+ *                with whole ones after it, a gap in the numbers or a whole
+ *                batch that fails its crc is damage, refused.  The
+ *                previous segment is kept as journal.old.
+ *
+ * Every header (state.bin's, a segment's) has a crc of its own, and the
+ * formats a version: files of an older faultline, of another run, or
+ * damaged are refused with the file, what failed and the byte offset.
  *
  * Write intents must be on stable storage before the writes are issued (else
  * a crash could leave data on the media that the journal does not know, a
@@ -106,11 +114,12 @@ struct load_info {
     bool journaled;       /* the run kept a journal */
     bool had_journal;     /* journal.bin was present */
     uint64_t replayed;    /* records replayed on top of the checkpoint */
-    bool torn_tail;       /* replay stopped at a damaged batch */
+    bool torn_tail;       /* replay stopped at a torn last batch */
 };
 
-/* Rebuilds the state of the run in dir: state.bin plus journal replay.
- * Initialises m.  0, or -1 with err filled. */
+/* Rebuilds the state of the run in dir: state.bin plus journal replay, and
+ * checks journal.old.  Initialises m.  0, or -1 with err filled (naming the
+ * damaged file and the byte offset). */
 int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
                char *err, size_t errlen);
 

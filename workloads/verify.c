@@ -65,6 +65,24 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
     }
     struct classification vd;
     enum fl_class c = classify_block(&v->cls, io->buf, io->block, &e, &vd);
+    /* Another run's data where this run's may be (reverted, not yet
+     * durable) tells nothing; where it must be, it tells the target moved on. */
+    if (v->from_run_dir && ((vd.other_run && class_is_finding(c)) || vd.beyond)) {
+        if (vd.other_run) {
+            if (!v->other_reads++) {
+                v->other_run = vd.other_run;
+                v->other_block = io->block;
+                v->other_offset = io->offset;
+            }
+        } else if (!v->beyond_reads++) {
+            v->beyond_block = io->block;
+            v->beyond_offset = io->offset;
+            v->beyond_found = vd.found_gen;
+            v->beyond_newest = e.hi;
+        }
+        statemap_read_done(v->map, local);
+        return;
+    }
     if (c == CLS_REVERTED) {
         findings_count(v->findings, c);
         v->reverted_by_loss[e.loss <= POWER_LOSSES_MAX ? e.loss : 0]++;

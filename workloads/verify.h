@@ -27,6 +27,18 @@ struct verifier {
     uint64_t reverted_by_loss[POWER_LOSSES_MAX + 1]; /* [0]: after a crash of the run */
     uint32_t block_size;
     unsigned worker, workers;
+    /* A verify from a run directory (set by its caller): reads that say the
+     * directory does not describe the target are counted here instead of
+     * becoming findings, and the caller refuses when there are any:
+     *   other_*   the block holds an intact write of another run where
+     *             this run's data must be (the target was written by
+     *             another run since);
+     *   beyond_*  it holds a generation of this run newer than the journal
+     *             knows (journal or checkpoint cut short, or older). */
+    bool from_run_dir;
+    uint64_t other_reads, other_run, other_block, other_offset;
+    uint64_t beyond_reads, beyond_block, beyond_offset;
+    gen_t beyond_found, beyond_newest;
 };
 
 int verifier_init(struct verifier *v, struct statemap *map, struct findings *f,

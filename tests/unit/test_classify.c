@@ -312,6 +312,35 @@ static void class_names_are_the_report_contract(void **state)
         assert_true(class_is_finding((enum fl_class)c));
 }
 
+/* The signs a verify from a run directory refuses on (classification
+ * other_run, beyond): set only for an intact write of this very block by
+ * another run, and for an intact write of ours newer than any issued. */
+static void another_runs_block_and_a_generation_beyond_are_marked(void **state)
+{
+    (void)state;
+    struct classification v;
+    struct block_fmt theirs = fmt;
+    theirs.run_id = 0xabcdef;
+    block_fill(buf, &theirs, 7, 9, 1000);
+    assert_int_equal(classify(7, expect(5, 5), &v), CLS_LOST_WRITE);
+    assert_true(v.other_run == 0xabcdef);
+    assert_false(v.beyond);
+    block_fill(buf, &theirs, 8, 9, 1000); /* theirs, but of another block */
+    assert_int_equal(classify(7, expect(5, 5), &v), CLS_LOST_WRITE);
+    assert_true(v.other_run == 0);
+    block_fill(buf, &theirs, 7, 9, 1000);
+    memset(buf + FL_SECTOR, 0, FL_SECTOR); /* not whole */
+    classify(7, expect(5, 5), &v);
+    assert_true(v.other_run == 0);
+    block_fill(buf, &fmt, 7, 8, 1000);
+    assert_int_equal(classify(7, expect(5, 6), &v), CLS_CORRUPT);
+    assert_true(v.beyond);
+    assert_true(v.other_run == 0);
+    block_fill(buf, &fmt, 7, 6, 1000);
+    assert_int_equal(classify(7, expect(5, 6), &v), CLS_OK);
+    assert_false(v.beyond);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +364,7 @@ int main(void)
         cmocka_unit_test(reverted_and_lost_write_are_told_apart),
         cmocka_unit_test(every_block_size_from_512_bytes_to_1_mib),
         cmocka_unit_test(class_names_are_the_report_contract),
+        cmocka_unit_test(another_runs_block_and_a_generation_beyond_are_marked),
     };
     return cmocka_run_group_tests_name("classify", tests, setup, teardown);
 }

@@ -1,0 +1,44 @@
+# A run directory that fills up (an 8 MiB ext4 on a loop device): the run
+# ends with an error that names the file and "No space left on device",
+# and still writes its reports (DIR/.report-room kept room for them).  What
+# the journal kept verifies: its last batch, cut short by the full disk, is
+# a torn tail.
+. "$(dirname "$0")/../lib.sh"
+
+need_root "a loop device and a mount"
+command -v mkfs.ext4 > /dev/null || fail "mkfs.ext4 is missing (make deps installs e2fsprogs)"
+
+IMG=$WORK/outfs.img
+MNT=$WORK/mnt
+LOOP=""
+detach() { [ -z "$LOOP" ] || losetup -d "$LOOP"; }
+unmount() { ! mountpoint -q "$MNT" || umount "$MNT"; }
+at_exit detach
+at_exit unmount # before the detach: handlers run newest first
+truncate -s 8M "$IMG"
+mkfs.ext4 -q -F "$IMG"
+mkdir "$MNT"
+LOOP=$(losetup -f --show "$IMG") || skip "no loop device free"
+mount "$LOOP" "$MNT"
+
+# 64 MiB of random 4 KiB writes journal far more than 8 MiB in 60 s.
+SCN=$(DURATION=60s SIZE=64MiB scenario fullout "read = 10%")
+start=$(date +%s)
+expect_code 2 "$FAULTLINE" run "$SCN" --out "$MNT/run" --quiet
+[ $(($(date +%s) - start)) -lt 50 ] || fail "the run went on after its run directory was full"
+contains "$WORK/err" "$MNT/run/worker-"
+grep -q "cannot write $MNT/run/worker-[0-9]*/journal.bin: No space left on device" "$WORK/err" ||
+    fail "no clear error for the full run directory: $(cat "$WORK/err")"
+contains "$WORK/out" "No space left on device"
+R=$MNT/run/report.json
+[ -s "$R" ] || fail "no report.json: $(cat "$WORK/err")"
+[ -s "$MNT/run/report.txt" ] || fail "no report.txt"
+json "$R" .verdict '"error"'
+json "$R" '.error | test("journal.bin: No space left on device")' true
+contains "$MNT/run/report.txt" "No space left on device"
+[ ! -e "$MNT/run/.report-room" ] || fail ".report-room was left behind"
+
+expect_code 0 "$FAULTLINE" verify "$MNT/run" --quiet
+json "$R" .verdict '"pass"'
+json "$R" '.counts.ok > 0' true
+pass
