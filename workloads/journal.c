@@ -1358,7 +1358,8 @@ struct jlog_head {
     uint32_t kind;
     uint32_t rec_size;
     uint64_t run_id;
-    uint64_t reserved[2];
+    uint64_t hcrc;        /* crc32c of the fields before it */
+    uint64_t reserved;
 };
 
 struct jlog {
@@ -1385,6 +1386,7 @@ struct jlog *jlog_open(const char *path, uint32_t kind, uint32_t rec_size, uint6
     l->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     struct jlog_head h = {.kind = kind, .rec_size = rec_size, .run_id = run_id};
     memcpy(h.magic, JLOG_MAGIC, sizeof h.magic);
+    h.hcrc = crc32c(&h, offsetof(struct jlog_head, hcrc));
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -1425,6 +1427,7 @@ int jlog_commit(struct jlog *l, bool sync, char *err, size_t errlen)
         size_t body = l->n * l->rec_size;
         struct jbatch b = {.magic = BATCH_MAGIC, .nrec = (uint32_t)l->n, .seq = ++l->seq,
                            .crc = crc32c(l->buf, body)};
+        jbatch_seal(&b);
         /* one write: a batch is never interleaved, and a crash cuts at most its tail */
         unsigned char *all = malloc(sizeof b + body);
         if (!all) {
@@ -1504,7 +1507,7 @@ int jlog_read(const char *path, uint32_t kind, uint32_t rec_size,
     }
     memcpy(&h, buf, sizeof h);
     if (memcmp(h.magic, JLOG_MAGIC, sizeof h.magic) != 0 || h.kind != kind ||
-        h.rec_size != rec_size) {
+        h.rec_size != rec_size || h.hcrc != crc32c(&h, offsetof(struct jlog_head, hcrc))) {
         snprintf(err, errlen, "%s is damaged or of another kind (header: kind %u, records of "
                  "%u bytes; expected kind %u, %u bytes)", path, h.kind, h.rec_size, kind,
                  rec_size);
@@ -1522,7 +1525,7 @@ int jlog_read(const char *path, uint32_t kind, uint32_t rec_size,
         }
         memcpy(&b, buf + off, sizeof b);
         size_t body = (size_t)b.nrec * rec_size;
-        if (b.magic != BATCH_MAGIC || b.seq != seq + 1 || b.nrec == 0 ||
+        if (!jbatch_head_ok(&b) || b.seq != seq + 1 || b.nrec == 0 ||
             b.nrec > (len - off - sizeof b) / rec_size ||
             crc32c(buf + off + sizeof b, body) != b.crc) {
             info->torn = true;
