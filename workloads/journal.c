@@ -81,8 +81,8 @@ struct item {
     uint64_t segment;   /* SNAPSHOT: the segment it starts */
     struct jrec *recs;  /* BATCH */
     size_t nrec;
-    void *blob;         /* SNAPSHOT: complete state.bin contents */
-    size_t bloblen;
+    /* SNAPSHOT: its state.tmp is written already (snapshot()); the
+     * committer syncs and installs it after the old segment's records */
 };
 
 struct journal {
@@ -95,6 +95,7 @@ struct journal {
     uint64_t next_ticket;
     uint64_t segment;
     uint64_t seg_bytes;
+    uint64_t snap_ticket; /* of the last snapshot: its state.tmp is in use until then */
 
     /* shared */
     pthread_mutex_t mu;
@@ -144,25 +145,43 @@ static int sync_dir(const char *dir)
 
 /* --- checkpoints --- */
 
-static void *state_blob(const struct run_meta *meta, const struct statemap *m, uint64_t segment,
-                        bool final, bool journaled, size_t *len)
+/* A checkpoint is written straight from the map into state.tmp: the
+ * durable array (2 bytes a block, the bulk of it) with one write, the
+ * pending entries and queued completions through a small buffer, and the
+ * crc over the body computed as it goes (crc32c_extend).  No copy of the
+ * map is ever made, so a checkpoint costs no memory beyond the map's own. */
+struct state_out {
+    int fd;
+    uint32_t crc;
+    size_t n;
+    unsigned char buf[1u << 16];
+};
+
+static int out_flush(struct state_out *o)
 {
-    size_t npend = m->count, nack = m->ack_len;
-    size_t body = (size_t)m->nblocks * sizeof(gen_t) + npend * sizeof(struct spend) +
-                  nack * sizeof(struct sack);
-    unsigned char *blob = malloc(sizeof(struct shead) + body);
-    if (!blob)
-        return NULL;
-    struct shead h = {.version = STATE_VERSION,
-                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0) |
-                               (uint32_t)m->loss_open << 8,
-                      .meta = *meta,
-                      .segment = segment, .npending = npend, .nacked = nack,
-                      .ack_total = m->ack_total};
-    memcpy(h.magic, STATE_MAGIC, sizeof h.magic);
-    unsigned char *p = blob + sizeof h;
-    memcpy(p, m->durable, (size_t)m->nblocks * sizeof(gen_t));
-    p += (size_t)m->nblocks * sizeof(gen_t);
+    if (o->n && write_all(o->fd, o->buf, o->n) != 0)
+        return -1;
+    o->n = 0;
+    return 0;
+}
+
+static int out_put(struct state_out *o, const void *p, size_t len)
+{
+    if (o->n + len > sizeof o->buf && out_flush(o) != 0)
+        return -1;
+    memcpy(o->buf + o->n, p, len);
+    o->n += len;
+    o->crc = crc32c_extend(o->crc, p, len);
+    return 0;
+}
+
+/* The body of state.bin after its header, from the map.  0, or -1 (errno). */
+static int state_body(struct state_out *o, const struct statemap *m)
+{
+    size_t darr = (size_t)m->nblocks * sizeof(gen_t);
+    o->crc = crc32c_extend(o->crc, m->durable, darr);
+    if (darr && write_all(o->fd, m->durable, darr) != 0)
+        return -1;
     for (size_t i = 0; i < m->cap; i++) {
         const struct pending *e = &m->tab[i];
         if (!e->used)
@@ -170,35 +189,78 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
         struct spend s = {.block = e->block, .planned = e->planned, .issued = e->issued,
                           .acked = e->acked, .at_loss = e->at_loss, .flags = e->flags,
                           .loss = e->loss};
-        memcpy(p, &s, sizeof s);
-        p += sizeof s;
+        if (out_put(o, &s, sizeof s) != 0)
+            return -1;
     }
-    for (size_t i = 0; i < nack; i++) {
+    for (size_t i = 0; i < m->ack_len; i++) {
         const struct acked_write *a = statemap_acked_at(m, i);
         struct sack s = {.block = a->block, .gen = a->gen};
-        memcpy(p, &s, sizeof s);
-        p += sizeof s;
+        if (out_put(o, &s, sizeof s) != 0)
+            return -1;
     }
-    h.crc = crc32c(blob + sizeof h, body);
-    memcpy(blob, &h, sizeof h);
-    *len = sizeof h + body;
-    return blob;
+    return out_flush(o);
 }
 
-/* state.tmp, fsync, rename to state.bin, fsync the directory. */
-static int state_write(const char *dir, const void *blob, size_t len, char *err, size_t n)
+/* Writes the checkpoint of m as dir/state.tmp (not yet synced: see
+ * state_install).  0, or -1 with err. */
+static int state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
+                           uint64_t segment, bool final, bool journaled, char *err, size_t n)
+{
+    char tmp[PATH_MAX + 16];
+    path_in(tmp, sizeof tmp, dir, "state.tmp");
+    struct state_out *o = malloc(sizeof *o);
+    if (!o) {
+        snprintf(err, n, "out of memory writing %s", tmp);
+        return -1;
+    }
+    o->n = 0;
+    o->crc = 0;
+    o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (o->fd < 0) {
+        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
+        free(o);
+        return -1;
+    }
+    struct shead h = {.version = STATE_VERSION,
+                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0) |
+                               (uint32_t)m->loss_open << 8,
+                      .meta = *meta,
+                      .segment = segment, .npending = m->count, .nacked = m->ack_len,
+                      .ack_total = m->ack_total};
+    memcpy(h.magic, STATE_MAGIC, sizeof h.magic);
+    int rc = 0;
+    /* The body first, then the header that carries its crc. */
+    if (lseek(o->fd, (off_t)sizeof h, SEEK_SET) < 0 || state_body(o, m) != 0) {
+        rc = -1;
+    } else {
+        h.crc = o->crc;
+        if (pwrite(o->fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+            if (errno == 0)
+                errno = EIO;
+            rc = -1;
+        }
+    }
+    if (rc != 0)
+        snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
+    if (close(o->fd) != 0 && rc == 0) {
+        snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    free(o);
+    return rc;
+}
+
+/* Syncs state.tmp, renames it to state.bin and syncs the directory. */
+static int state_install(const char *dir, char *err, size_t n)
 {
     char tmp[PATH_MAX + 16], fin[PATH_MAX + 16];
     path_in(tmp, sizeof tmp, dir, "state.tmp");
     path_in(fin, sizeof fin, dir, "state.bin");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (write_all(fd, blob, len) != 0 || fsync(fd) != 0) {
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
         snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     close(fd);
@@ -212,15 +274,9 @@ static int state_write(const char *dir, const void *blob, size_t len, char *err,
 int state_save(const char *dir, const struct run_meta *meta, const struct statemap *m, bool final,
                char *err, size_t errlen)
 {
-    size_t len;
-    void *blob = state_blob(meta, m, 0, final, false, &len);
-    if (!blob) {
-        snprintf(err, errlen, "out of memory writing the state checkpoint");
+    if (state_write_tmp(dir, meta, m, 0, final, false, err, errlen) != 0)
         return -1;
-    }
-    int rc = state_write(dir, blob, len, err, errlen);
-    free(blob);
-    return rc;
+    return state_install(dir, err, errlen);
 }
 
 /* Opens a fresh journal.bin for segment seg, keeping the last one as journal.old. */
@@ -277,7 +333,6 @@ static int write_batch(struct journal *j, struct item *it)
 static void free_item(struct item *it)
 {
     free(it->recs);
-    free(it->blob);
     free(it);
 }
 
@@ -320,7 +375,7 @@ static void *committer(void *arg)
                 dirty = false;
                 char err[400];
                 int fd = -1;
-                if (!broken && state_write(j->dir, it->blob, it->bloblen, err, sizeof err) != 0) {
+                if (!broken && state_install(j->dir, err, sizeof err) != 0) {
                     snprintf(msg, sizeof msg, "checkpoint failed: %s", err);
                     broken = true;
                 }
@@ -387,18 +442,13 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     /* The initial checkpoint: nothing written yet.  nblocks is kept in meta;
      * the durable array of a fresh run is all zero, so it is stored empty and
      * state_load() fills it in. */
-    size_t len;
-    void *blob = state_blob(meta, &empty, j->segment, false, true, &len);
+    int rc = state_write_tmp(dir, meta, &empty, j->segment, false, true, err, errlen);
     statemap_free(&empty);
-    if (!blob || state_write(dir, blob, len, err, errlen) != 0) {
-        if (!blob)
-            snprintf(err, errlen, "out of memory");
-        free(blob);
+    if (rc != 0 || state_install(dir, err, errlen) != 0) {
         free(j->cur);
         free(j);
         return NULL;
     }
-    free(blob);
     j->fd = segment_open(dir, meta, j->segment, err, errlen);
     if (j->fd < 0) {
         free(j->cur);
@@ -408,7 +458,7 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
-    int rc = pthread_create(&j->thread, NULL, committer, j);
+    rc = pthread_create(&j->thread, NULL, committer, j);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the journal thread: %s", strerror(rc));
         close(j->fd);
@@ -524,20 +574,31 @@ uint64_t journal_segment_bytes(const struct journal *j)
     return j->seg_bytes + j->cur_n * sizeof(struct jrec);
 }
 
+/* The checkpoint is written here, by the thread that owns m, straight from
+ * the map (no copy: see state_write_tmp) into the page cache; the committer
+ * syncs and installs it once the old segment is synced.  The previous
+ * snapshot's state.tmp must be installed before this one overwrites it. */
 static int snapshot(struct journal *j, const struct statemap *m, bool final)
 {
     journal_seal(j);
+    char err[PATH_MAX + 400];
+    if (j->snap_ticket && journal_wait(j, j->snap_ticket, err, sizeof err) != 0)
+        return 0; /* the journal has failed already: journal_status says why */
     struct item *it = calloc(1, sizeof *it);
     if (!it)
         return -1;
     it->kind = ITEM_SNAPSHOT;
     it->segment = j->segment + 1;
-    it->blob = state_blob(&j->meta, m, it->segment, final, true, &it->bloblen);
-    if (!it->blob) {
+    if (state_write_tmp(j->dir, &j->meta, m, it->segment, final, true, err, sizeof err) != 0) {
         free(it);
-        return -1;
+        char msg[PATH_MAX + 512];
+        snprintf(msg, sizeof msg, "checkpoint failed: %s", err);
+        pthread_mutex_lock(&j->mu);
+        fail_locked(j, msg);
+        pthread_mutex_unlock(&j->mu);
+        return 0;
     }
-    it->ticket = ++j->next_ticket;
+    it->ticket = j->snap_ticket = ++j->next_ticket;
     j->segment++;
     j->seg_bytes = 0;
     enqueue(j, it);
@@ -580,63 +641,143 @@ int journal_close(struct journal *j, const struct statemap *m, bool final, char 
 
 /* --- reading back --- */
 
-static void *slurp(const char *path, size_t *len, int *eno)
+/* Files are read in pieces of this size, never whole: a state.bin is 2
+ * bytes a block and a journal segment up to 4 times that. */
+#define READ_CHUNK (1u << 20)
+
+/* Reads exactly len bytes at off.  0, or -1 (errno; EIO for a short file). */
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *eno = errno;
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        *eno = errno;
-        close(fd);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n ? n : 1);
-    size_t got = 0;
-    while (buf && got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
+    char *p = buf;
+    while (len) {
+        ssize_t r = pread(fd, p, len, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += r;
+        off += (uint64_t)r;
+        len -= (size_t)r;
     }
-    *eno = buf ? errno : ENOMEM;
-    close(fd);
-    if (!buf)
-        return NULL;
-    *len = got;
-    return buf;
+    return 0;
 }
 
-/* Calls fn for every record of every intact batch of one segment file. */
-typedef int (*rec_fn)(void *ctx, const struct jrec *r);
-static int scan_segment(const unsigned char *buf, size_t len, void *ctx, rec_fn fn, bool *torn)
+/* One journal segment file, read one batch at a time. */
+struct seg {
+    int fd;
+    uint64_t len;   /* its size when opened */
+    bool have_head; /* long enough for a header, read into head */
+    struct jhead head;
+    unsigned char *buf; /* READ_CHUNK bytes */
+};
+
+/* Opens the segment at path.  0, or -1 with *eno (ENOENT: there is none). */
+static int seg_open(struct seg *s, const char *path, int *eno)
 {
-    size_t off = sizeof(struct jhead);
-    *torn = false;
-    while (off + sizeof(struct jbatch) <= len) {
-        struct jbatch b;
-        memcpy(&b, buf + off, sizeof b);
-        size_t body = (size_t)b.nrec * sizeof(struct jrec);
-        if (b.magic != BATCH_MAGIC || off + sizeof b + body > len ||
-            crc32c(buf + off + sizeof b, body) != b.crc) {
-            *torn = true;
-            return 0;
+    memset(s, 0, sizeof *s);
+    struct stat st;
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0 || fstat(s->fd, &st) != 0 || !(s->buf = malloc(READ_CHUNK))) {
+        *eno = s->fd < 0 || s->buf ? errno : ENOMEM;
+        if (s->fd >= 0)
+            close(s->fd);
+        s->fd = -1;
+        return -1;
+    }
+    s->len = (uint64_t)st.st_size;
+    if (s->len >= sizeof s->head) {
+        if (read_at(s->fd, &s->head, sizeof s->head, 0) != 0) {
+            *eno = errno;
+            close(s->fd);
+            free(s->buf);
+            s->fd = -1;
+            return -1;
         }
-        off += sizeof b;
-        for (uint32_t i = 0; i < b.nrec; i++) {
+        s->have_head = true;
+    }
+    return 0;
+}
+
+static void seg_close(struct seg *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->buf);
+    s->fd = -1;
+    s->buf = NULL;
+}
+
+/* Calls fn for each record of a batch whose body (n bytes at off) is
+ * intact, in pieces; its crc is checked over all of it first, so that a
+ * damaged batch gives nothing.  1 when it is damaged, 0, or -1 when fn failed. */
+typedef int (*rec_fn)(void *ctx, const struct jrec *r);
+static int seg_batch(struct seg *s, uint64_t off, size_t n, uint32_t crc, void *ctx, rec_fn fn)
+{
+    const size_t piece = READ_CHUNK - READ_CHUNK % sizeof(struct jrec);
+    bool held = n <= piece; /* one piece: read once, checked and replayed from the buffer */
+    uint32_t c = 0;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < piece ? n - done : piece;
+        if (read_at(s->fd, s->buf, k, off + done) != 0)
+            return 1;
+        c = crc32c_extend(c, s->buf, k);
+        done += k;
+    }
+    if (c != crc)
+        return 1;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < piece ? n - done : piece;
+        if (!held && read_at(s->fd, s->buf, k, off + done) != 0)
+            return 1;
+        for (size_t i = 0; i < k; i += sizeof(struct jrec)) {
             struct jrec r;
-            memcpy(&r, buf + off + (size_t)i * sizeof r, sizeof r);
+            memcpy(&r, s->buf + i, sizeof r);
             if (fn(ctx, &r) != 0)
                 return -1;
         }
-        off += body;
+        done += k;
     }
-    *torn = off != len;
+    return 0;
+}
+
+/* Calls fn for every record of every intact batch of the segment, up to
+ * the first damaged one.  *torn: the file does not end with a whole,
+ * intact batch.  whole (may be NULL): the records in the whole batches,
+ * crc or not (what a run had sealed into the file).  0, or -1 when fn
+ * failed. */
+static int seg_scan(struct seg *s, void *ctx, rec_fn fn, bool *torn, uint64_t *whole)
+{
+    uint64_t off = sizeof(struct jhead);
+    bool bad = false, damaged = false;
+    if (whole)
+        *whole = 0;
+    while (s->have_head && off + sizeof(struct jbatch) <= s->len) {
+        struct jbatch b;
+        if (read_at(s->fd, &b, sizeof b, off) != 0) {
+            bad = true;
+            break;
+        }
+        uint64_t body = (uint64_t)b.nrec * sizeof(struct jrec);
+        if (b.magic != BATCH_MAGIC || off + sizeof b + body > s->len) {
+            bad = true;
+            break;
+        }
+        if (whole)
+            *whole += b.nrec;
+        if (!damaged) {
+            int rc = seg_batch(s, off + sizeof b, (size_t)body, b.crc, ctx, fn);
+            if (rc < 0)
+                return -1;
+            damaged = rc > 0;
+        }
+        if (damaged && !whole)
+            break;
+        off += sizeof b + body;
+    }
+    *torn = bad || damaged || (s->have_head && off != s->len);
     return 0;
 }
 
@@ -667,116 +808,158 @@ static int replay_one(void *ctx, const struct jrec *r)
 }
 
 /* Reads and checks state.bin: its header (in *h) and the checkpoint
- * itself, into a fresh m.  0, or -1 with err (m freed). */
+ * itself, into a fresh m.  0, or -1 with err (m freed).
+ *
+ * Streamed: the durable array is read straight into the map, the rest
+ * (pending entries, queued completions) in pieces, twice: once for the
+ * crc, once to restore it, so that nothing of a damaged file is used and
+ * no buffer as large as the file is ever needed. */
 static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
                            struct statemap *m, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "state.bin");
-    size_t len = 0;
-    int eno = 0;
-    unsigned char *buf = slurp(path, &len, &eno);
-    if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
-        return -1;
+    unsigned char *buf = NULL;
+    bool have_map = false;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
     }
-    if (len < sizeof *h) {
+    uint64_t len = (uint64_t)st.st_size;
+    if (len < sizeof *h || read_at(fd, h, sizeof *h, 0) != 0) {
         snprintf(err, errlen, "%s is truncated", path);
-        free(buf);
-        return -1;
+        goto fail;
     }
-    memcpy(h, buf, sizeof *h);
-    size_t body = len - sizeof *h;
+    uint64_t body = len - sizeof *h;
     if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0) {
         snprintf(err, errlen, "%s is not a faultline state file", path);
-        free(buf);
-        return -1;
+        goto fail;
     }
     if (h->version != STATE_VERSION) {
         snprintf(err, errlen, "%s is of format %u, this faultline reads format %u (made by "
                  "another version)", path, h->version, STATE_VERSION);
-        free(buf);
-        return -1;
+        goto fail;
     }
-    if (crc32c(buf + sizeof *h, body) != h->crc) {
+    /* The initial checkpoint of a run stores no durable array (all zero).
+     * The counts in the header (which the crc does not cover) must fit the
+     * file's size before anything is allocated for them. */
+    uint64_t nb = h->meta.nblocks;
+    bool sane = nb <= UINT64_MAX / 4 && h->npending <= len && h->nacked <= len;
+    uint64_t darr = nb * sizeof(gen_t);
+    uint64_t rest = h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack);
+    bool with_darr = sane && body == darr + rest;
+    bool fits = with_darr || (sane && body == rest);
+    if (fits) {
+        if (statemap_init(m, nb) != 0) {
+            snprintf(err, errlen, "out of memory for %llu blocks", (unsigned long long)nb);
+            goto fail;
+        }
+        have_map = true;
+    }
+    if (!(buf = malloc(READ_CHUNK))) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        goto fail;
+    }
+    /* Pass 1: the crc over the body; the durable array lands in the map. */
+    uint32_t crc = 0;
+    uint64_t off = sizeof *h;
+    if (with_darr) {
+        for (uint64_t done = 0; done < darr;) {
+            size_t k = darr - done < READ_CHUNK ? (size_t)(darr - done) : READ_CHUNK;
+            unsigned char *into = (unsigned char *)m->durable + done;
+            if (read_at(fd, into, k, off + done) != 0) {
+                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+                goto fail;
+            }
+            crc = crc32c_extend(crc, into, k);
+            done += k;
+        }
+        off += darr;
+    }
+    for (uint64_t at = off; at < len;) {
+        size_t k = len - at < READ_CHUNK ? (size_t)(len - at) : READ_CHUNK;
+        if (read_at(fd, buf, k, at) != 0) {
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            goto fail;
+        }
+        crc = crc32c_extend(crc, buf, k);
+        at += k;
+    }
+    if (crc != h->crc) {
         snprintf(err, errlen, "%s is damaged (checksum mismatch)", path);
-        free(buf);
-        return -1;
+        goto fail;
     }
     *meta = h->meta;
-    if (statemap_init(m, meta->nblocks) != 0) {
-        snprintf(err, errlen, "out of memory for %llu blocks",
-                 (unsigned long long)meta->nblocks);
-        free(buf);
-        return -1;
-    }
-    /* The initial checkpoint of a run stores no durable array (all zero). */
-    size_t darr = (size_t)meta->nblocks * sizeof(gen_t);
-    size_t rest = h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack);
-    const unsigned char *p = buf + sizeof *h;
-    if (body == darr + rest) {
-        memcpy(m->durable, p, darr);
-        p += darr;
-    } else if (body != rest) {
+    if (!fits) {
         snprintf(err, errlen, "%s has an unexpected size", path);
         goto fail;
     }
-    for (uint64_t i = 0; i < h->npending; i++, p += sizeof(struct spend)) {
-        struct spend s;
-        memcpy(&s, p, sizeof s);
-        struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
-                            .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
-                            .loss = s.loss};
-        if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
-            snprintf(err, errlen, "%s: bad pending entry", path);
-            goto fail;
-        }
-    }
+    /* Pass 2: the pending entries and the queued completions. */
     m->loss_open = (uint8_t)(h->flags >> 8);
-    m->ack_total = h->ack_total - h->nacked;
-    for (uint64_t i = 0; i < h->nacked; i++, p += sizeof(struct sack)) {
-        struct sack s;
-        memcpy(&s, p, sizeof s);
-        if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
-            snprintf(err, errlen, "%s: bad queued completion", path);
-            goto fail;
+    m->ack_total = h->ack_total - h->nacked; /* restore_acked counts the queued ones again */
+    size_t have = 0, used = 0;
+    for (uint64_t i = 0; i < h->npending + h->nacked; i++) {
+        bool pend = i < h->npending;
+        size_t one = pend ? sizeof(struct spend) : sizeof(struct sack);
+        if (used + one > have) {
+            /* keep what is left of the piece, then refill behind it */
+            memmove(buf, buf + used, have - used);
+            have -= used;
+            used = 0;
+            size_t k = len - off < READ_CHUNK - have ? (size_t)(len - off) : READ_CHUNK - have;
+            if (k == 0 || read_at(fd, buf + have, k, off) != 0) {
+                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+                goto fail;
+            }
+            off += k;
+            have += k;
+        }
+        const unsigned char *p = buf + used;
+        used += one;
+        if (pend) {
+            struct spend s;
+            memcpy(&s, p, sizeof s);
+            struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
+                                .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
+                                .loss = s.loss};
+            if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
+                snprintf(err, errlen, "%s: bad pending entry", path);
+                goto fail;
+            }
+        } else {
+            struct sack s;
+            memcpy(&s, p, sizeof s);
+            if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
+                snprintf(err, errlen, "%s: bad queued completion", path);
+                goto fail;
+            }
         }
     }
     free(buf);
+    close(fd);
     return 0;
 fail:
     free(buf);
-    statemap_free(m);
+    if (fd >= 0)
+        close(fd);
+    if (have_map)
+        statemap_free(m);
     return -1;
 }
 
-/* Records in the whole batches of a segment. */
-static uint64_t count_records(const unsigned char *buf, size_t len)
-{
-    uint64_t count = 0;
-    for (size_t off = sizeof(struct jhead); off + sizeof(struct jbatch) <= len;) {
-        struct jbatch b;
-        memcpy(&b, buf + off, sizeof b);
-        size_t bl = (size_t)b.nrec * sizeof(struct jrec);
-        if (b.magic != BATCH_MAGIC || off + sizeof b + bl > len)
-            break;
-        count += b.nrec;
-        off += sizeof b + bl;
-    }
-    return count;
-}
-
-/* Replays journal.bin of segment h->segment on top of the checkpoint in m.
- * 0 (also when there is nothing to replay), or -1 with err. */
+/* Replays journal.bin of segment h->segment on top of the checkpoint in m,
+ * one batch at a time.  0 (also when there is nothing to replay), or -1
+ * with err. */
 static int replay_journal(const char *dir, const struct shead *h, const struct run_meta *meta,
                           struct statemap *m, struct load_info *info, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "journal.bin");
-    size_t len = 0;
     int eno = 0;
-    unsigned char *buf = slurp(path, &len, &eno);
-    if (!buf) {
+    struct seg sg;
+    if (seg_open(&sg, path, &eno) != 0) {
         if (eno == ENOENT)
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
@@ -784,34 +967,32 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     }
     info->had_journal = true;
     int rc = 0;
-    struct jhead jh;
-    if (len < sizeof jh) {
+    const struct jhead *jh = &sg.head;
+    if (!sg.have_head) {
         info->torn_tail = true; /* created but header never synced: nothing to replay */
-        goto out;
-    }
-    memcpy(&jh, buf, sizeof jh);
-    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != meta->run_id) {
+    } else if (memcmp(jh->magic, JHEAD_MAGIC, sizeof jh->magic) != 0 ||
+               jh->meta.run_id != meta->run_id) {
         snprintf(err, errlen, "%s does not belong to this run", path);
         rc = -1;
-    } else if (jh.segment > h->segment) {
+    } else if (jh->segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
-                 (unsigned long long)jh.segment, (unsigned long long)h->segment);
+                 (unsigned long long)jh->segment, (unsigned long long)h->segment);
         rc = -1;
-    } else if (jh.segment == h->segment) {
+    } else if (jh->segment == h->segment) {
         /* (an older segment: a crash between checkpoint and rotation, and
          * the checkpoint has it all) */
         bool torn;
-        if (scan_segment(buf, len, m, replay_one, &torn) != 0) {
+        uint64_t whole;
+        if (seg_scan(&sg, m, replay_one, &torn, &whole) != 0) {
             snprintf(err, errlen, "%s: a record names a block outside the target, or memory is "
                      "short", path);
             rc = -1;
         } else {
-            info->replayed = count_records(buf, len);
+            info->replayed = whole;
             info->torn_tail = torn;
         }
     }
-out:
-    free(buf);
+    seg_close(&sg);
     return rc;
 }
 
@@ -904,15 +1085,13 @@ int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const 
     for (int k = 0; k < 2; k++) {
         char path[PATH_MAX + 16];
         path_in(path, sizeof path, dir, names[k]);
-        size_t len;
         int eno;
-        unsigned char *buf = slurp(path, &len, &eno);
-        if (!buf)
+        struct seg sg;
+        if (seg_open(&sg, path, &eno) != 0)
             continue;
         bool torn;
-        if (len >= sizeof(struct jhead))
-            scan_segment(buf, len, &l, lookup_one, &torn);
-        free(buf);
+        seg_scan(&sg, &l, lookup_one, &torn, NULL);
+        seg_close(&sg);
         read_any = 1;
     }
     free(order);
@@ -984,15 +1163,14 @@ static int hreplay_one(void *ctx, const struct jrec *r)
 }
 
 /* The segment number in a journal file's header, 0 when unreadable. */
-static uint64_t segment_of(const unsigned char *buf, size_t len, uint64_t run_id)
+static uint64_t segment_of(const struct seg *s, uint64_t run_id)
 {
-    struct jhead jh;
-    if (!buf || len < sizeof jh)
+    if (s->fd < 0 || !s->have_head)
         return 0;
-    memcpy(&jh, buf, sizeof jh);
-    if (memcmp(jh.magic, JHEAD_MAGIC, sizeof jh.magic) != 0 || jh.meta.run_id != run_id)
+    if (memcmp(s->head.magic, JHEAD_MAGIC, sizeof s->head.magic) != 0 ||
+        s->head.meta.run_id != run_id)
         return 0;
-    return jh.segment;
+    return s->head.segment;
 }
 
 static int count_one_done(void *ctx, const struct jrec *r)
@@ -1002,12 +1180,11 @@ static int count_one_done(void *ctx, const struct jrec *r)
 }
 
 /* Completions a segment queued for flushes (as far as replay reads it). */
-static uint64_t count_done(const unsigned char *buf, size_t len)
+static uint64_t count_done(struct seg *s)
 {
     uint64_t n = 0;
     bool torn;
-    if (len >= sizeof(struct jhead))
-        scan_segment(buf, len, &n, count_one_done, &torn);
+    seg_scan(s, &n, count_one_done, &torn, NULL);
     return n;
 }
 
@@ -1017,30 +1194,31 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     memset(a, 0, n * sizeof *a);
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "state.bin");
-    size_t slen = 0;
     int eno = 0;
-    unsigned char *sbuf = slurp(path, &slen, &eno);
     struct shead sh;
-    if (!sbuf || slen < sizeof sh) {
-        snprintf(err, errlen, "cannot read %s: %s", path, sbuf ? "truncated" : strerror(eno));
-        free(sbuf);
+    int sfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (sfd < 0 || read_at(sfd, &sh, sizeof sh, 0) != 0) {
+        eno = errno;
+        snprintf(err, errlen, "cannot read %s: %s", path,
+                 sfd >= 0 && eno == EIO ? "truncated" : strerror(eno));
+        if (sfd >= 0)
+            close(sfd);
         return -1;
     }
-    memcpy(&sh, sbuf, sizeof sh);
-    free(sbuf);
+    close(sfd);
     if (memcmp(sh.magic, STATE_MAGIC, sizeof sh.magic) != 0 || sh.version != STATE_VERSION) {
         snprintf(err, errlen, "%s is not a state file of this faultline", path);
         return -1;
     }
     /* The retained segments, oldest first, as long as they follow each other. */
     const char *names[2] = {"journal.old", "journal.bin"};
-    unsigned char *seg[2] = {NULL, NULL};
-    size_t seglen[2] = {0, 0};
+    struct seg seg[2];
     uint64_t segno[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
         path_in(path, sizeof path, dir, names[k]);
-        seg[k] = slurp(path, &seglen[k], &eno);
-        segno[k] = segment_of(seg[k], seglen[k], sh.meta.run_id);
+        if (seg_open(&seg[k], path, &eno) != 0)
+            seg[k].fd = -1; /* missing or unreadable: segno 0 */
+        segno[k] = segment_of(&seg[k], sh.meta.run_id);
     }
     int first = segno[0] && segno[1] == segno[0] + 1 ? 0 : 1;
     int rc = 0;
@@ -1059,7 +1237,7 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
         uint64_t added = 0;
         for (int k = first; k < 2; k++)
             if (segno[k] < sh.segment)
-                added += count_done(seg[k], seglen[k]);
+                added += count_done(&seg[k]);
         if (added <= sh.ack_total) {
             base = sh.ack_total - added;
             h.flushes_known = true;
@@ -1089,8 +1267,7 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
         qsort(h.pts, h.npts, sizeof *h.pts, by_point_time);
         for (int k = first; k < 2 && rc == 0; k++) {
             bool torn;
-            if (seglen[k] >= sizeof(struct jhead) &&
-                scan_segment(seg[k], seglen[k], &h, hreplay_one, &torn) != 0) {
+            if (seg[k].fd >= 0 && seg_scan(&seg[k], &h, hreplay_one, &torn, NULL) != 0) {
                 snprintf(err, errlen, "%s/%s: a record names a block outside the target, or "
                          "memory is short", dir, names[k]);
                 rc = -1;
@@ -1103,7 +1280,7 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     free(h.pts);
     free(h.intent_seen);
 out:
-    free(seg[0]);
-    free(seg[1]);
+    seg_close(&seg[0]);
+    seg_close(&seg[1]);
     return rc;
 }
