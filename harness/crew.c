@@ -905,13 +905,22 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
     snprintf(c->own_dir, sizeof c->own_dir, "%s", dir);
     char w0[PATH_MAX + 64];
     worker_dir(dir, c->ranks, 0, w0, sizeof w0);
+    /* The run's identity from worker 0's header: its state is loaded once,
+     * below (a target of 100 TiB has 50 GiB of it).  When even the header
+     * is unreadable, the full load says precisely what is wrong. */
     struct run_meta meta;
-    struct statemap probe;
-    struct load_info info;
-    if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
-        return -1;
-    statemap_free(&probe);
-    if (map_fits(c, meta.total_blocks, err, errlen) != 0)
+    if (state_read_meta(w0, &meta, err, errlen) != 0) {
+        struct statemap probe;
+        struct load_info info;
+        if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
+            return -1;
+        statemap_free(&probe);
+    }
+    /* Only a header that agrees with itself is held against the limit; a
+     * damaged one is left to the loads below to name. */
+    if (meta.workers && meta.worker < meta.workers &&
+        meta.nblocks == (meta.total_blocks - meta.worker + meta.workers - 1) / meta.workers &&
+        map_fits(c, meta.total_blocks, err, errlen) != 0)
         return -1;
     if (meta.workers == 0 || meta.workers > 65536 || meta.workers % ranks_of(c) != 0) {
         snprintf(err, errlen, "%s: damaged state (workers = %u of %u clients)", w0, meta.workers,
