@@ -1108,16 +1108,44 @@ struct hpoint {
     bool hi;
 };
 
+/* The replay keeps a state map of only the blocks asked about, numbered
+ * densely (their index in `blocks`), plus one more, the sink, that stands
+ * for every other block: their completions still count in the ack queue
+ * (a flush covers completions by number), and nothing is ever asked of
+ * the sink.  Memory goes with the queries, not with the target. */
 struct hreplay {
-    struct statemap m;
+    struct statemap m;    /* nblk + 1 entries */
     const struct history_query *q;
     struct history_answer *a;
     struct hpoint *pts;
     size_t npts, next;
-    uint8_t *intent_seen; /* bitmap: an intent of the block was replayed */
+    uint64_t *blocks;     /* the blocks asked about, sorted, each once */
+    size_t nblk;
+    uint64_t nblocks;     /* of the worker: a record beyond is damage */
+    uint8_t *intent_seen; /* per index: an intent of the block was replayed */
     bool base_known;      /* replay starts from the run's empty start */
     bool flushes_known;   /* the completion count of the first segment is known */
 };
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The dense index of block b: its place in h->blocks, or the sink. */
+static size_t hindex(const struct hreplay *h, uint64_t b)
+{
+    size_t lo = 0, hi = h->nblk;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->blocks[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nblk && h->blocks[lo] == b ? lo : h->nblk;
+}
 
 static int by_point_time(const void *a, const void *b)
 {
@@ -1127,7 +1155,7 @@ static int by_point_time(const void *a, const void *b)
 
 static void hsnap(struct hreplay *h, const struct hpoint *p)
 {
-    uint64_t b = h->q[p->q].block;
+    size_t b = hindex(h, h->q[p->q].block);
     struct history_answer *a = &h->a[p->q];
     const struct pending *e = statemap_find(&h->m, b);
     gen_t durable = h->m.durable[b];
@@ -1135,7 +1163,7 @@ static void hsnap(struct hreplay *h, const struct hpoint *p)
         a->uncertain = true; /* a failed write, or a power loss: an older one may be back */
     if (p->hi) {
         a->planned = e ? gen_newest(durable, e->planned) : durable;
-        a->known = h->base_known || (h->intent_seen[b / 8] & (1u << (b % 8)));
+        a->known = h->base_known || h->intent_seen[b];
     } else {
         a->acked = e ? gen_newest(durable, e->acked) : durable;
         a->durable = durable;
@@ -1153,13 +1181,24 @@ static int hreplay_one(void *ctx, const struct jrec *r)
 {
     struct hreplay *h = ctx;
     hsnap_until(h, r->t_ns); /* a record at t still counts for a point at t */
-    if (r->type != J_FLUSH && r->type != J_POWER && r->block >= h->m.nblocks)
-        return -1;
-    if (r->type == J_INTENT)
-        h->intent_seen[r->block / 8] |= (uint8_t)(1u << (r->block % 8));
-    if (r->type == J_FLUSH && !h->flushes_known)
+    struct jrec d = *r;
+    if (r->type != J_FLUSH && r->type != J_POWER) {
+        if (r->block >= h->nblocks)
+            return -1;
+        d.block = hindex(h, r->block);
+    }
+    if (d.type == J_INTENT)
+        h->intent_seen[d.block] = 1;
+    if (d.type == J_FLUSH && !h->flushes_known)
         return 0; /* cannot tell which completions it covered: durable stays low */
-    return replay_one(&h->m, r);
+    int rc = replay_one(&h->m, &d);
+    if (!h->flushes_known) {
+        /* No flush will cover what is queued: drop it rather than keep
+         * every completion of the segments (16 bytes each). */
+        h->m.ack_head = (h->m.ack_head + h->m.ack_len) % h->m.ack_cap;
+        h->m.ack_len = 0;
+    }
+    return rc;
 }
 
 /* The segment number in a journal file's header, 0 when unreadable. */
@@ -1244,11 +1283,22 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
         }
     }
     h.npts = 2 * n;
+    h.nblocks = sh.meta.nblocks;
     h.pts = malloc((h.npts ? h.npts : 1) * sizeof *h.pts);
-    h.intent_seen = calloc(sh.meta.nblocks / 8 + 1, 1);
-    if (!h.pts || !h.intent_seen || statemap_init(&h.m, sh.meta.nblocks) != 0) {
+    h.blocks = malloc((n ? n : 1) * sizeof *h.blocks);
+    h.intent_seen = calloc(n + 1, 1);
+    if (h.blocks) {
+        for (size_t i = 0; i < n; i++)
+            h.blocks[i] = q[i].block;
+        qsort(h.blocks, n, sizeof *h.blocks, by_u64);
+        for (size_t i = 0; i < n; i++)
+            if (h.nblk == 0 || h.blocks[h.nblk - 1] != h.blocks[i])
+                h.blocks[h.nblk++] = h.blocks[i];
+    }
+    if (!h.pts || !h.blocks || !h.intent_seen || statemap_init(&h.m, h.nblk + 1) != 0) {
         snprintf(err, errlen, "out of memory for the history of %s", dir);
         free(h.pts);
+        free(h.blocks);
         free(h.intent_seen);
         rc = -1;
         goto out;
@@ -1278,6 +1328,7 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     }
     statemap_free(&h.m);
     free(h.pts);
+    free(h.blocks);
     free(h.intent_seen);
 out:
     seg_close(&seg[0]);
