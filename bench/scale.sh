@@ -45,18 +45,18 @@ bytes_of() { # 256GiB -> bytes
             u ~ /^t/ ? 1099511627776 : 1; printf "%.0f\n", n * m }'
 }
 
-scenario() { # NAME TARGET
+scenario() { # NAME TARGET [READ_PCT [SECONDS]]
     cat <<EOS
 [scenario]
 name = $1
-duration = ${SECS}s
-journal_segment = 1MiB
+duration = ${4:-$SECS}s
+journal_segment = 256KiB
 [target]
 kind = file
 path = $2
 [workload]
 block = 4KiB
-read = 50%
+read = ${3:-50}%
 depth = 16
 workers = 1
 engine = io_uring
@@ -109,7 +109,13 @@ measure() {
     ready=$(awk '/verifying/ { print $1; exit }' "$d/verify.log")
     setup=$(awk -v a="$start" -v b="$ready" 'BEGIN { printf "%.2f", b - a }')
     sweep=$(jq .io.seconds "$d/run/report.json")
-    echo "$label $blocks $run_rest $(tail -n 1 "$d/run.time") $(tail -n 1 "$d/verify.time") $setup $sweep $writes $ckpts"
+    # A run that writes nothing: its sweep is the scan of every block's
+    # state alone (no block to read).
+    scenario "scan" "$d/target.img" 100 1 > "$d/scan.scn"
+    "$bin" run "$d/scan.scn" --out "$d/scan" --quiet > "$d/scan.log" 2>&1 ||
+        { cat "$d/scan.log" >&2; echo "bench: the read-only run failed" >&2; exit 1; }
+    scan=$(jq .sweep.seconds "$d/scan/report.json")
+    echo "$label $blocks $run_rest $(tail -n 1 "$d/run.time") $(tail -n 1 "$d/verify.time") $setup $sweep $writes $ckpts $scan"
     rm -rf "$d"
 }
 
@@ -123,7 +129,7 @@ for build in "new:$FAULTLINE" ${BASE:+"base:$BASE"}; do
     sed "s/^/bench: raw /" "$results" | tail -n 2 >&2
 done
 
-# label blocks run_rest run_peak verify_peak setup sweep writes checkpoints (kB, s)
+# label blocks run_rest run_peak verify_peak setup sweep writes checkpoints scan (kB, s)
 awk -v size="$SIZE" '
     function mib(kb) { return sprintf("%.1f MiB", kb / 1024) }
     function gib(b) {
@@ -137,13 +143,14 @@ awk -v size="$SIZE" '
              label, size, n, mib(n * 2 / 1024)
       printf "  run     %d writes, %d checkpoints: RSS in the workload %s (the map'"'"'s pages written so far), peak %s (%.2f bytes per block over the %s of a 64 MiB run)\n",
              $8, $9, mib($3), mib($4), ($4 - base_run[label]) * 1024 / n, mib(base_run[label])
-      printf "  verify  peak %s (%.2f bytes per block over the %s of a 64 MiB verify); setup %.2f s, sweep %.2f s\n",
-             mib($5), ($5 - base_ver[label]) * 1024 / n, mib(base_ver[label]), $6, $7
+      printf "  verify  peak %s (%.2f bytes per block over the %s of a 64 MiB verify); setup %.2f s, sweep %.2f s (%d blocks read)\n",
+             mib($5), ($5 - base_ver[label]) * 1024 / n, mib(base_ver[label]), $6, $7, $8
+      printf "  sweep   of a run that wrote nothing (the scan of every block'"'"'s state alone): %.3f s\n", $10
       for (k = 1; k <= 2; k++) {
           t = k == 1 ? 2^40 : 100 * 2^40; m = t / 4096
-          printf "  %-7s %.0f blocks: map %s; verify peak %s; setup %.0f s, sweep %.0f s\n",
+          printf "  %-7s %.0f blocks: map %s; verify peak %s; setup %.0f s; sweep scan %.1f s (plus reading the written blocks)\n",
                  k == 1 ? "1 TiB" : "100 TiB", m, gib(m * 2),
                  gib(base_ver[label] * 1024 + ($5 - base_ver[label]) * 1024 / n * m),
-                 $6 * m / n, $7 * m / n
+                 $6 * m / n, $10 * m / n
       }
     }' "$results"
