@@ -681,7 +681,7 @@ static int seg_open(struct seg *s, const char *path, int *eno)
     struct stat st;
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0 || fstat(s->fd, &st) != 0 || !(s->buf = malloc(READ_CHUNK))) {
-        *eno = s->fd < 0 || s->buf ? errno : ENOMEM;
+        *eno = errno; /* open, fstat or malloc (ENOMEM) */
         if (s->fd >= 0)
             close(s->fd);
         s->fd = -1;
