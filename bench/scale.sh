@@ -17,6 +17,10 @@
 #                             reading state.bin, replaying the journal) and
 #                             the sweep (which scans every block's state)
 #
+#   checkpoint  bench/checkpoint.c (against build/libfaultline.a, this
+#               build only): how long one checkpoint of the map of SIZE
+#               holds up its worker, and until it is synced and installed
+#
 # A run on a small target (64MiB) gives the process's own baseline; bytes
 # per block are (peak - baseline) / blocks.  The figures are extrapolated
 # linearly to 1 TiB and 100 TiB (the map is one array; loading it is one
@@ -40,9 +44,13 @@ trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
 bytes_of() { # 256GiB -> bytes
-    echo "$1" | awk '{ n = $0 + 0; u = $0; sub(/^[0-9.]+/, "", u); u = tolower(u)
-        m = u ~ /^k/ ? 1024 : u ~ /^m/ ? 1048576 : u ~ /^g/ ? 1073741824 :
-            u ~ /^t/ ? 1099511627776 : 1; printf "%.0f\n", n * m }'
+    echo "$1" | awk '{
+        n = $0 + 0; u = tolower($0); sub(/^[0-9.]+/, "", u); m = 1
+        if (u ~ /^k/) m = 1024
+        if (u ~ /^m/) m = 1048576
+        if (u ~ /^g/) m = 1073741824
+        if (u ~ /^t/) m = 1099511627776
+        printf "%.0f\n", n * m }'
 }
 
 scenario() { # NAME TARGET [READ_PCT [SECONDS]]
@@ -128,6 +136,17 @@ for build in "new:$FAULTLINE" ${BASE:+"base:$BASE"}; do
     measure "$label" "$bin" "$SIZE" >> "$results"
     sed "s/^/bench: raw /" "$results" | tail -n 2 >&2
 done
+
+# How long a checkpoint holds up its worker (this build).
+if [ -f build/libfaultline.a ] && command -v cc >/dev/null; then
+    cc -std=c11 -D_GNU_SOURCE -O2 bench/checkpoint.c build/libfaultline.a -luring -liscsi \
+        -lnftables -lnl-route-3 -lnl-3 -lpthread -lm -ldl -o "$WORK/checkpoint"
+    mkdir -p "$WORK/ck"
+    "$WORK/checkpoint" "$WORK/ck" $(( $(bytes_of "$SIZE") / 4096 )) | awk '
+        { n = $1; held = held sep sprintf("%.2f", $2); fin = fin sep sprintf("%.2f", $3); sep = ", " }
+        END { printf "checkpoint of the map of %s blocks: the worker held %s s; synced and installed after %s s\n", n, held, fin }'
+    rm -rf "$WORK/ck"
+fi
 
 # label blocks run_rest run_peak verify_peak setup sweep writes checkpoints scan (kB, s)
 awk -v size="$SIZE" '
