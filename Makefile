@@ -10,6 +10,7 @@
 #   make bench-iscsi  faultline's iSCSI backend vs iscsi-perf on the lab (bench/iscsi.sh)
 #   make bench-files  the files backend vs fio on small files (bench/files.sh)
 #   make bench-clients  one client vs two MPI ranks on one file, and cross reads' cost
+#   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -43,16 +44,16 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # ssh: openssh-server (an sshd per lab host) and openssh-client (faults over ssh);
 # many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
-# bench: fio, libiscsi-bin (iscsi-perf)
+# bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
-                openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev
+                openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
-        bench-clients clean FORCE
+        bench-clients bench-scale clean FORCE
 .SECONDARY:
 
 all: faultline build/faultline-wcache
@@ -172,6 +173,11 @@ bench-clients:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/clients.sh
+
+bench-scale:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/scale.sh
 
 clean:
 	rm -rf build faultline

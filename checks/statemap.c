@@ -323,6 +323,43 @@ bool statemap_touched(const struct statemap *m, uint64_t b)
     return p && p->planned != GEN_NONE;
 }
 
+uint64_t statemap_next_durable(const struct statemap *m, uint64_t from)
+{
+    uint64_t b = from;
+    for (; b < m->nblocks && b % 4; b++)
+        if (m->durable[b] != GEN_NONE)
+            return b;
+    for (; b + 4 <= m->nblocks; b += 4) {
+        uint64_t w;
+        memcpy(&w, &m->durable[b], sizeof w);
+        if (w)
+            break;
+    }
+    for (; b < m->nblocks; b++)
+        if (m->durable[b] != GEN_NONE)
+            return b;
+    return m->nblocks;
+}
+
+static int by_block(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int statemap_pending_blocks(const struct statemap *m, uint64_t **out, size_t *n)
+{
+    *n = 0;
+    *out = malloc((m->count ? m->count : 1) * sizeof **out);
+    if (!*out)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->tab[i].used && m->tab[i].planned != GEN_NONE)
+            (*out)[(*n)++] = m->tab[i].block;
+    qsort(*out, *n, sizeof **out, by_block);
+    return 0;
+}
+
 bool statemap_busy(const struct statemap *m, uint64_t b)
 {
     const struct pending *p = statemap_find(m, b);

@@ -162,6 +162,17 @@ void statemap_expect(const struct statemap *m, uint64_t b, bool online, struct e
 /* True when block b was ever given a write in this run. */
 bool statemap_touched(const struct statemap *m, uint64_t b);
 
+/* The first block >= from whose durable generation is set, or nblocks:
+ * the durable array scanned four blocks a word, so that a sweep passes
+ * the unwritten stretches of a large target at memory speed. */
+uint64_t statemap_next_durable(const struct statemap *m, uint64_t from);
+
+/* The blocks whose pending entry has a planned generation, ascending, in a
+ * new array *out (free it) of *n.  With statemap_next_durable these are
+ * every touched block (statemap_touched), found without asking each block.
+ * 0, or -1 when memory is short. */
+int statemap_pending_blocks(const struct statemap *m, uint64_t **out, size_t *n);
+
 /* True when an I/O on b is in flight. */
 bool statemap_busy(const struct statemap *m, uint64_t b);
 

@@ -10,8 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../checks/memlimit.h"
 #include "../lib/clock.h"
 #include "../lib/fsutil.h"
+#include "../lib/ini.h"
 #include "../lib/rng.h"
 
 unsigned crew_size(const struct scenario *sc)
@@ -184,6 +186,27 @@ static int prepare_meta(struct crew *c, bool existing, char *err, size_t errlen)
     return 0;
 }
 
+/* Refuses a run whose state maps (those of this client's workers: its
+ * share of the target's `total` blocks) would not fit in the memory it may
+ * use: memory_limit, by default half of MemAvailable (checks/memlimit.h).
+ * 0, or -1 with the numbers in err. */
+static int map_fits(const struct crew *c, uint64_t total, char *err, size_t errlen)
+{
+    unsigned ranks = ranks_of(c);
+    uint64_t mine = total;
+    if (c->rank >= 0 && ranks > 1)
+        mine = total > (uint64_t)c->rank ? (total - (uint64_t)c->rank + ranks - 1) / ranks : 0;
+    uint64_t avail = 0;
+    char why[256];
+    char *text = ini_read_file("/proc/meminfo", why, sizeof why);
+    if (text) {
+        if (memlimit_parse_meminfo(text, &avail) != 0)
+            avail = 0; /* unknown: only an explicit memory_limit applies */
+        free(text);
+    }
+    return memlimit_check(mine, c->sc->memory_limit, avail, err, errlen);
+}
+
 int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                      const struct run_meta *base, char *err, size_t errlen)
 {
@@ -204,6 +227,11 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
     unsigned n = crew_size(sc);
     if (alloc_workers(c, n, err, errlen) != 0)
         return -1;
+    /* A size given is checked before the first open creates or extends a
+     * file to it; the size that open finds is checked again below. */
+    if (sc->target.size && map_fits(c, sc->target.size / sc->workload.block_size, err,
+                                    errlen) != 0)
+        return -1;
     /* The first open creates or extends a file target; the size it finds
      * decides how many blocks there are. */
     if (open_backend(c, &c->w[0], share(sc->workload.depth, n, 0), err, errlen) != 0)
@@ -218,6 +246,8 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                  sc->workload.block_size);
         return -1;
     }
+    if (map_fits(c, total, err, errlen) != 0)
+        return -1;
     unsigned all = n * ranks_of(c); /* the workers of every client */
     if (total < all) {
         snprintf(err, errlen, "%s has %" PRIu64 " blocks, fewer than the %u workers (one per I/O "
@@ -886,12 +916,23 @@ int crew_prepare_verify(struct crew *c, const struct scenario *sc, const char *d
     snprintf(c->own_dir, sizeof c->own_dir, "%s", dir);
     char w0[PATH_MAX + 64];
     worker_dir(dir, c->ranks, 0, w0, sizeof w0);
+    /* The run's identity from worker 0's header: its state is loaded once,
+     * below (a target of 100 TiB has 50 GiB of it).  When even the header
+     * is unreadable, the full load says precisely what is wrong. */
     struct run_meta meta;
-    struct statemap probe;
-    struct load_info info;
-    if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
+    if (state_read_meta(w0, &meta, err, errlen) != 0) {
+        struct statemap probe;
+        struct load_info info;
+        if (state_load(w0, &meta, &probe, &info, err, errlen) != 0)
+            return -1;
+        statemap_free(&probe);
+    }
+    /* Only a header that agrees with itself is held against the limit; a
+     * damaged one is left to the loads below to name. */
+    if (meta.workers && meta.worker < meta.workers &&
+        meta.nblocks == (meta.total_blocks - meta.worker + meta.workers - 1) / meta.workers &&
+        map_fits(c, meta.total_blocks, err, errlen) != 0)
         return -1;
-    statemap_free(&probe);
     if (meta.workers == 0 || meta.workers > 65536 || meta.workers % ranks_of(c) != 0) {
         snprintf(err, errlen, "%s: damaged state (workers = %u of %u clients)", w0, meta.workers,
                  ranks_of(c));

@@ -34,6 +34,9 @@ static const struct key_def scenario_keys[] = {
      "the state map, the larger)", 0},
     {"findings_limit", KEY_COUNT, "10000", NULL, F(findings_limit), 1, 0,
      "findings listed in detail (counts always cover all)", 0},
+    {"memory_limit", KEY_SIZE, NULL, NULL, F(memory_limit), 1u << 20, 0,
+     "memory the state map may use (2 bytes per block); a run whose map would not fit is "
+     "refused before it starts (default: 50% of MemAvailable)", 0},
     {"allow_destructive", KEY_BOOL, "no", NULL, F(allow_destructive), 0, 0,
      "corrupt faults may overwrite data (of the target, or of allow_paths)", 0},
     {"allow_paths", KEY_TEXT, NULL, NULL, F(allow_paths), 0, 0,

@@ -57,6 +57,7 @@ struct scenario {
     bool journal;
     uint64_t journal_segment; /* 0 = automatic */
     uint64_t findings_limit;
+    uint64_t memory_limit; /* bytes the state maps may use; 0 = default (checks/memlimit.h) */
 
     struct target_cfg target;
     const struct backend_ops *backend; /* of target.kind */

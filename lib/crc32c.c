@@ -109,6 +109,15 @@ uint32_t crc32c(const void *buf, size_t len)
     return ~sw_update(0xffffffffu, buf, len);
 }
 
+uint32_t crc32c_extend(uint32_t crc, const void *buf, size_t len)
+{
+#if defined(__x86_64__)
+    if (hw_active())
+        return ~hw_update(~crc, buf, len);
+#endif
+    return ~sw_update(~crc, buf, len);
+}
+
 void crc32c_lanes(const void *base, size_t stride, size_t len, size_t n, uint32_t *out)
 {
     const unsigned char *p = base;

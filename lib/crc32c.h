@@ -20,6 +20,12 @@
  * crc32c("123456789", 9) == 0xE3069283. */
 uint32_t crc32c(const void *buf, size_t len);
 
+/* The CRC-32C of data whose first part had checksum crc, followed by buf:
+ * crc32c_extend(crc32c(a, n), b, m) == crc32c(a || b).  crc32c of nothing
+ * is 0, so a checksum over a stream starts from 0 (a file written or read
+ * in pieces, without holding all of it). */
+uint32_t crc32c_extend(uint32_t crc, const void *buf, size_t len);
+
 /* CRC-32C of n equally long regions: region i starts at base + i*stride and
  * is len bytes long; out[i] receives its checksum.  n may be any count. */
 void crc32c_lanes(const void *base, size_t stride, size_t len, size_t n, uint32_t *out);

@@ -89,8 +89,8 @@ struct item {
     uint64_t segment;   /* SNAPSHOT: the segment it starts */
     struct jrec *recs;  /* BATCH */
     size_t nrec;
-    void *blob;         /* SNAPSHOT: complete state.bin contents */
-    size_t bloblen;
+    /* SNAPSHOT: its state.tmp is written already (snapshot()); the
+     * committer syncs and installs it after the old segment's records */
 };
 
 struct journal {
@@ -103,6 +103,7 @@ struct journal {
     uint64_t next_ticket;
     uint64_t segment;
     uint64_t seg_bytes;
+    uint64_t snap_ticket; /* of the last snapshot: its state.tmp is in use until then */
 
     /* shared */
     pthread_mutex_t mu;
@@ -259,66 +260,71 @@ enum seg_end {
     SEG_TORN,    /* the last batch incomplete or bad, nothing whole after it */
     SEG_DAMAGED, /* a bad batch with whole ones after it, or batches missing in between */
 };
-struct seg_scan {
+struct seg_result {
     enum seg_end end;
-    size_t off;       /* not SEG_WHOLE: byte offset of the bad batch (of a failed record) */
+    uint64_t off;     /* not SEG_WHOLE: byte offset of the bad batch (of a failed record) */
     uint64_t batch;   /* its number in the segment, 1 = the first */
     uint64_t records; /* in the whole batches before it */
     char why[160];
 };
 
-/* True when a whole batch header starts somewhere after off (batches and
- * records are multiples of 8 bytes). */
-static bool whole_batch_after(const unsigned char *buf, size_t len, size_t off)
-{
-    for (size_t p = off + 8; p + sizeof(struct jbatch) <= len; p += 8) {
-        struct jbatch b;
-        memcpy(&b, buf + p, sizeof b);
-        if (jbatch_head_ok(&b))
-            return true;
-    }
-    return false;
-}
-
 /* The error a scan's end is, for the segment at path; final: nothing may
  * follow the last whole batch (a complete segment, or a run that ended
  * cleanly).  0 when acceptable, else -1 with err. */
-static int seg_scan_error(const struct seg_scan *s, const char *path, bool final, const char *whyfinal,
-                          char *err, size_t n)
+static int seg_scan_error(const struct seg_result *s, const char *path, bool final,
+                          const char *whyfinal, char *err, size_t n)
 {
     if (s->end == SEG_WHOLE || (s->end == SEG_TORN && !final))
         return 0;
     if (s->end == SEG_DAMAGED)
-        snprintf(err, n, "%s is damaged at byte offset %zu (batch %llu): %s", path, s->off,
-                 (unsigned long long)s->batch, s->why);
+        snprintf(err, n, "%s is damaged at byte offset %llu (batch %llu): %s", path,
+                 (unsigned long long)s->off, (unsigned long long)s->batch, s->why);
     else
-        snprintf(err, n, "%s ends in a bad batch at byte offset %zu (batch %llu: %s), but %s: the "
-                 "file is truncated or damaged", path, s->off, (unsigned long long)s->batch,
-                 s->why, whyfinal);
+        snprintf(err, n, "%s ends in a bad batch at byte offset %llu (batch %llu: %s), but %s: the "
+                 "file is truncated or damaged", path, (unsigned long long)s->off,
+                 (unsigned long long)s->batch, s->why, whyfinal);
     return -1;
 }
 
 /* --- checkpoints --- */
 
-static void *state_blob(const struct run_meta *meta, const struct statemap *m, uint64_t segment,
-                        bool final, bool journaled, size_t *len)
+/* A checkpoint is written straight from the map into state.tmp: the
+ * durable array (2 bytes a block, the bulk of it) with one write, the
+ * pending entries and queued completions through a small buffer, and the
+ * crc over the body computed as it goes (crc32c_extend).  No copy of the
+ * map is ever made, so a checkpoint costs no memory beyond the map's own. */
+struct state_out {
+    int fd;
+    uint32_t crc;
+    size_t n;
+    unsigned char buf[1u << 16];
+};
+
+static int out_flush(struct state_out *o)
 {
-    size_t npend = m->count, nack = m->ack_len;
-    size_t body = (size_t)m->nblocks * sizeof(gen_t) + npend * sizeof(struct spend) +
-                  nack * sizeof(struct sack);
-    unsigned char *blob = malloc(sizeof(struct shead) + body);
-    if (!blob)
-        return NULL;
-    struct shead h = {.version = STATE_VERSION,
-                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0) |
-                               (uint32_t)m->loss_open << 8,
-                      .meta = *meta,
-                      .segment = segment, .npending = npend, .nacked = nack,
-                      .ack_total = m->ack_total};
-    memcpy(h.magic, STATE_MAGIC, sizeof h.magic);
-    unsigned char *p = blob + sizeof h;
-    memcpy(p, m->durable, (size_t)m->nblocks * sizeof(gen_t));
-    p += (size_t)m->nblocks * sizeof(gen_t);
+    if (o->n && write_all(o->fd, o->buf, o->n) != 0)
+        return -1;
+    o->n = 0;
+    return 0;
+}
+
+static int out_put(struct state_out *o, const void *p, size_t len)
+{
+    if (o->n + len > sizeof o->buf && out_flush(o) != 0)
+        return -1;
+    memcpy(o->buf + o->n, p, len);
+    o->n += len;
+    o->crc = crc32c_extend(o->crc, p, len);
+    return 0;
+}
+
+/* The body of state.bin after its header, from the map.  0, or -1 (errno). */
+static int state_body(struct state_out *o, const struct statemap *m)
+{
+    size_t darr = (size_t)m->nblocks * sizeof(gen_t);
+    o->crc = crc32c_extend(o->crc, m->durable, darr);
+    if (darr && write_all(o->fd, m->durable, darr) != 0)
+        return -1;
     for (size_t i = 0; i < m->cap; i++) {
         const struct pending *e = &m->tab[i];
         if (!e->used)
@@ -326,36 +332,79 @@ static void *state_blob(const struct run_meta *meta, const struct statemap *m, u
         struct spend s = {.block = e->block, .planned = e->planned, .issued = e->issued,
                           .acked = e->acked, .at_loss = e->at_loss, .flags = e->flags,
                           .loss = e->loss};
-        memcpy(p, &s, sizeof s);
-        p += sizeof s;
+        if (out_put(o, &s, sizeof s) != 0)
+            return -1;
     }
-    for (size_t i = 0; i < nack; i++) {
+    for (size_t i = 0; i < m->ack_len; i++) {
         const struct acked_write *a = statemap_acked_at(m, i);
         struct sack s = {.block = a->block, .gen = a->gen};
-        memcpy(p, &s, sizeof s);
-        p += sizeof s;
+        if (out_put(o, &s, sizeof s) != 0)
+            return -1;
     }
-    h.crc = crc32c(blob + sizeof h, body);
-    shead_seal(&h);
-    memcpy(blob, &h, sizeof h);
-    *len = sizeof h + body;
-    return blob;
+    return out_flush(o);
 }
 
-/* state.tmp, fsync, rename to state.bin, fsync the directory. */
-static int state_write(const char *dir, const void *blob, size_t len, char *err, size_t n)
+/* Writes the checkpoint of m as dir/state.tmp (not yet synced: see
+ * state_install).  0, or -1 with err. */
+static int state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
+                           uint64_t segment, bool final, bool journaled, char *err, size_t n)
+{
+    char tmp[PATH_MAX + 16];
+    path_in(tmp, sizeof tmp, dir, "state.tmp");
+    struct state_out *o = malloc(sizeof *o);
+    if (!o) {
+        snprintf(err, n, "out of memory writing %s", tmp);
+        return -1;
+    }
+    o->n = 0;
+    o->crc = 0;
+    o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (o->fd < 0) {
+        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
+        free(o);
+        return -1;
+    }
+    struct shead h = {.version = STATE_VERSION,
+                      .flags = (final ? STATE_FINAL : 0) | (journaled ? STATE_JOURNALED : 0) |
+                               (uint32_t)m->loss_open << 8,
+                      .meta = *meta,
+                      .segment = segment, .npending = m->count, .nacked = m->ack_len,
+                      .ack_total = m->ack_total};
+    memcpy(h.magic, STATE_MAGIC, sizeof h.magic);
+    int rc = 0;
+    /* The body first, then the header that carries its crc. */
+    if (lseek(o->fd, (off_t)sizeof h, SEEK_SET) < 0 || state_body(o, m) != 0) {
+        rc = -1;
+    } else {
+        h.crc = o->crc;
+        shead_seal(&h); /* sealed only now: its crc covers the body's crc */
+        if (pwrite(o->fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+            if (errno == 0)
+                errno = EIO;
+            rc = -1;
+        }
+    }
+    if (rc != 0)
+        snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
+    if (close(o->fd) != 0 && rc == 0) {
+        snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    free(o);
+    return rc;
+}
+
+/* Syncs state.tmp, renames it to state.bin and syncs the directory. */
+static int state_install(const char *dir, char *err, size_t n)
 {
     char tmp[PATH_MAX + 16], fin[PATH_MAX + 16];
     path_in(tmp, sizeof tmp, dir, "state.tmp");
     path_in(fin, sizeof fin, dir, "state.bin");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (write_all(fd, blob, len) != 0 || fsync(fd) != 0) {
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
         snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     close(fd);
@@ -369,15 +418,9 @@ static int state_write(const char *dir, const void *blob, size_t len, char *err,
 int state_save(const char *dir, const struct run_meta *meta, const struct statemap *m, bool final,
                char *err, size_t errlen)
 {
-    size_t len;
-    void *blob = state_blob(meta, m, 0, final, false, &len);
-    if (!blob) {
-        snprintf(err, errlen, "out of memory writing the state checkpoint");
+    if (state_write_tmp(dir, meta, m, 0, final, false, err, errlen) != 0)
         return -1;
-    }
-    int rc = state_write(dir, blob, len, err, errlen);
-    free(blob);
-    return rc;
+    return state_install(dir, err, errlen);
 }
 
 /* Opens a fresh journal.bin for segment seg, keeping the last one as journal.old. */
@@ -436,7 +479,6 @@ static int write_batch(struct journal *j, struct item *it)
 static void free_item(struct item *it)
 {
     free(it->recs);
-    free(it->blob);
     free(it);
 }
 
@@ -479,7 +521,7 @@ static void *committer(void *arg)
                 dirty = false;
                 char err[400];
                 int fd = -1;
-                if (!broken && state_write(j->dir, it->blob, it->bloblen, err, sizeof err) != 0) {
+                if (!broken && state_install(j->dir, err, sizeof err) != 0) {
                     snprintf(msg, sizeof msg, "checkpoint failed: %s", err);
                     broken = true;
                 }
@@ -547,18 +589,13 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     /* The initial checkpoint: nothing written yet.  nblocks is kept in meta;
      * the durable array of a fresh run is all zero, so it is stored empty and
      * state_load() fills it in. */
-    size_t len;
-    void *blob = state_blob(meta, &empty, j->segment, false, true, &len);
+    int rc = state_write_tmp(dir, meta, &empty, j->segment, false, true, err, errlen);
     statemap_free(&empty);
-    if (!blob || state_write(dir, blob, len, err, errlen) != 0) {
-        if (!blob)
-            snprintf(err, errlen, "out of memory");
-        free(blob);
+    if (rc != 0 || state_install(dir, err, errlen) != 0) {
         free(j->cur);
         free(j);
         return NULL;
     }
-    free(blob);
     j->fd = segment_open(dir, meta, j->segment, err, errlen);
     if (j->fd < 0) {
         free(j->cur);
@@ -568,7 +605,7 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
-    int rc = pthread_create(&j->thread, NULL, committer, j);
+    rc = pthread_create(&j->thread, NULL, committer, j);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the journal thread: %s", strerror(rc));
         close(j->fd);
@@ -684,20 +721,31 @@ uint64_t journal_segment_bytes(const struct journal *j)
     return j->seg_bytes + j->cur_n * sizeof(struct jrec);
 }
 
+/* The checkpoint is written here, by the thread that owns m, straight from
+ * the map (no copy: see state_write_tmp) into the page cache; the committer
+ * syncs and installs it once the old segment is synced.  The previous
+ * snapshot's state.tmp must be installed before this one overwrites it. */
 static int snapshot(struct journal *j, const struct statemap *m, bool final)
 {
     journal_seal(j);
+    char err[PATH_MAX + 400];
+    if (j->snap_ticket && journal_wait(j, j->snap_ticket, err, sizeof err) != 0)
+        return 0; /* the journal has failed already: journal_status says why */
     struct item *it = calloc(1, sizeof *it);
     if (!it)
         return -1;
     it->kind = ITEM_SNAPSHOT;
     it->segment = j->segment + 1;
-    it->blob = state_blob(&j->meta, m, it->segment, final, true, &it->bloblen);
-    if (!it->blob) {
+    if (state_write_tmp(j->dir, &j->meta, m, it->segment, final, true, err, sizeof err) != 0) {
         free(it);
-        return -1;
+        char msg[PATH_MAX + 512];
+        snprintf(msg, sizeof msg, "checkpoint failed: %s", err);
+        pthread_mutex_lock(&j->mu);
+        fail_locked(j, msg);
+        pthread_mutex_unlock(&j->mu);
+        return 0;
     }
-    it->ticket = ++j->next_ticket;
+    it->ticket = j->snap_ticket = ++j->next_ticket;
     j->segment++;
     j->seg_bytes = 0;
     enqueue(j, it);
@@ -740,108 +788,211 @@ int journal_close(struct journal *j, const struct statemap *m, bool final, char 
 
 /* --- reading back --- */
 
-static void *slurp(const char *path, size_t *len, int *eno)
+/* Files are read in pieces of this size, never whole: a state.bin is 2
+ * bytes a block and a journal segment up to 4 times that. */
+#define READ_CHUNK (1u << 20)
+
+/* Reads exactly len bytes at off.  0, or -1 (errno; EIO for a short file). */
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *eno = errno;
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        *eno = errno;
-        close(fd);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n ? n : 1);
-    size_t got = 0;
-    while (buf && got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
+    char *p = buf;
+    while (len) {
+        ssize_t r = pread(fd, p, len, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += r;
+        off += (uint64_t)r;
+        len -= (size_t)r;
     }
-    *eno = buf ? errno : ENOMEM;
-    close(fd);
-    if (!buf)
-        return NULL;
-    *len = got;
-    return buf;
+    return 0;
 }
 
-/* Calls fn for every record of every whole batch of one segment file (len
- * at least a header), and says in *s how the file ends.  0, or -1 when fn
- * refused a record (s->off names it). */
-typedef int (*rec_fn)(void *ctx, const struct jrec *r);
-static int scan_segment(const unsigned char *buf, size_t len, void *ctx, rec_fn fn,
-                        struct seg_scan *s)
+/* One journal segment file, read one batch at a time. */
+struct seg {
+    int fd;
+    uint64_t len;   /* its size when opened */
+    bool have_head; /* long enough for a header (jhead_check checks it) */
+    unsigned char raw[sizeof(struct jhead)]; /* its first rawlen bytes, for jhead_check */
+    size_t rawlen;
+    unsigned char *buf; /* READ_CHUNK bytes */
+};
+
+/* Opens the segment at path.  0, or -1 with *eno (ENOENT: there is none). */
+static int seg_open(struct seg *s, const char *path, int *eno)
 {
     memset(s, 0, sizeof *s);
-    size_t off = sizeof(struct jhead);
-    for (uint64_t seq = 1; off < len; seq++) {
+    struct stat st;
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0 || fstat(s->fd, &st) != 0 || !(s->buf = malloc(READ_CHUNK))) {
+        *eno = errno; /* open, fstat or malloc (ENOMEM) */
+        if (s->fd >= 0)
+            close(s->fd);
+        s->fd = -1;
+        return -1;
+    }
+    s->len = (uint64_t)st.st_size;
+    s->rawlen = s->len < sizeof s->raw ? (size_t)s->len : sizeof s->raw;
+    if (read_at(s->fd, s->raw, s->rawlen, 0) != 0) {
+        *eno = errno;
+        close(s->fd);
+        free(s->buf);
+        s->buf = NULL;
+        s->fd = -1;
+        return -1;
+    }
+    s->have_head = s->rawlen == sizeof s->raw;
+    return 0;
+}
+
+static void seg_close(struct seg *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->buf);
+    s->fd = -1;
+    s->buf = NULL;
+}
+
+/* Calls fn for each record of a batch whose body (n bytes at off) is
+ * intact, in pieces; its crc is checked over all of it first, so that a
+ * damaged batch gives nothing.  0; 1 when its crc fails; -1 when fn failed
+ * (r->off and r->why name the record); -2 when the file cannot be read
+ * (errno). */
+typedef int (*rec_fn)(void *ctx, const struct jrec *r);
+static int seg_batch(struct seg *s, uint64_t off, size_t n, uint32_t crc, void *ctx, rec_fn fn,
+                     struct seg_result *res)
+{
+    const size_t piece = READ_CHUNK - READ_CHUNK % sizeof(struct jrec);
+    bool held = n <= piece; /* one piece: read once, checked and replayed from the buffer */
+    uint32_t c = 0;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < piece ? n - done : piece;
+        if (read_at(s->fd, s->buf, k, off + done) != 0)
+            return -2;
+        c = crc32c_extend(c, s->buf, k);
+        done += k;
+    }
+    if (c != crc)
+        return 1;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < piece ? n - done : piece;
+        if (!held && read_at(s->fd, s->buf, k, off + done) != 0)
+            return -2;
+        for (size_t i = 0; i < k; i += sizeof(struct jrec)) {
+            struct jrec r;
+            memcpy(&r, s->buf + i, sizeof r);
+            if (fn(ctx, &r) != 0) {
+                res->off = off + done + i;
+                snprintf(res->why, sizeof res->why, "record %zu of the batch (type %u, block "
+                         "%llu, generation %u) cannot be replayed", (done + i) / sizeof r,
+                         r.type, (unsigned long long)r.block, r.gen);
+                return -1;
+            }
+        }
+        done += k;
+    }
+    return 0;
+}
+
+/* Whether a whole batch header starts somewhere after off (batches and
+ * records are multiples of 8 bytes), read in pieces.  0, or -1 (errno). */
+static int whole_batch_after(struct seg *s, uint64_t off, bool *found)
+{
+    *found = false;
+    uint64_t p = off + 8;
+    while (p + sizeof(struct jbatch) <= s->len) {
+        size_t k = s->len - p < READ_CHUNK ? (size_t)(s->len - p) : READ_CHUNK;
+        if (read_at(s->fd, s->buf, k, p) != 0)
+            return -1;
+        size_t i = 0;
+        for (; i + sizeof(struct jbatch) <= k; i += 8) {
+            struct jbatch b;
+            memcpy(&b, s->buf + i, sizeof b);
+            if (jbatch_head_ok(&b)) {
+                *found = true;
+                return 0;
+            }
+        }
+        p += i; /* the next piece starts at the first place not yet tried */
+    }
+    return 0;
+}
+
+/* Calls fn for every record of every whole batch of the segment (one with
+ * a header, have_head), one batch at a time, and says in *r how the file
+ * ends.  0; -1 when fn refused a record (r->off names it); -2 when the
+ * file cannot be read (r->why says why). */
+static int seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r)
+{
+    memset(r, 0, sizeof *r);
+    uint64_t off = sizeof(struct jhead);
+    for (uint64_t seq = 1; off < s->len; seq++) {
         struct jbatch b;
-        s->off = off;
-        s->batch = seq;
-        if (len - off < sizeof b) {
-            snprintf(s->why, sizeof s->why, "an incomplete batch header (%zu of %zu bytes)",
-                     len - off, sizeof b);
+        r->off = off;
+        r->batch = seq;
+        if (s->len - off < sizeof b) {
+            snprintf(r->why, sizeof r->why, "an incomplete batch header (%llu of %zu bytes)",
+                     (unsigned long long)(s->len - off), sizeof b);
             goto bad;
         }
-        memcpy(&b, buf + off, sizeof b);
+        if (read_at(s->fd, &b, sizeof b, off) != 0)
+            goto unreadable;
         if (!jbatch_head_ok(&b)) {
-            snprintf(s->why, sizeof s->why, "%s", b.magic != BATCH_MAGIC
+            snprintf(r->why, sizeof r->why, "%s", b.magic != BATCH_MAGIC
                      ? "no batch header there (bad magic)" : "batch header checksum mismatch");
             goto bad;
         }
         if (b.seq != seq) {
-            snprintf(s->why, sizeof s->why, "batch number %llu where %llu was due: batches are "
+            snprintf(r->why, sizeof r->why, "batch number %llu where %llu was due: batches are "
                      "missing in the middle", (unsigned long long)b.seq, (unsigned long long)seq);
-            s->end = SEG_DAMAGED;
+            r->end = SEG_DAMAGED;
             return 0;
         }
-        size_t room = (len - off - sizeof b) / sizeof(struct jrec);
+        uint64_t room = (s->len - off - sizeof b) / sizeof(struct jrec);
         if (b.nrec > room) {
-            snprintf(s->why, sizeof s->why, "an incomplete batch (%u records, the file holds %zu "
-                     "of them)", b.nrec, room);
+            snprintf(r->why, sizeof r->why, "an incomplete batch (%u records, the file holds "
+                     "%llu of them)", b.nrec, (unsigned long long)room);
             goto bad;
         }
         size_t body = (size_t)b.nrec * sizeof(struct jrec);
-        if (crc32c(buf + off + sizeof b, body) != b.crc) {
+        int rc = seg_batch(s, off + sizeof b, body, b.crc, ctx, fn, r);
+        if (rc == -2)
+            goto unreadable;
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
             /* A crash leaves a batch short, never whole and wrong. */
-            snprintf(s->why, sizeof s->why, "record checksum mismatch in a whole batch (byte "
-                     "offsets %zu..%zu)", off + sizeof b, off + sizeof b + body - 1);
-            s->end = SEG_DAMAGED;
+            snprintf(r->why, sizeof r->why, "record checksum mismatch in a whole batch (byte "
+                     "offsets %llu..%llu)", (unsigned long long)(off + sizeof b),
+                     (unsigned long long)(off + sizeof b + body - 1));
+            r->end = SEG_DAMAGED;
             return 0;
         }
-        for (uint32_t i = 0; i < b.nrec; i++) {
-            struct jrec r;
-            size_t at = off + sizeof b + (size_t)i * sizeof r;
-            memcpy(&r, buf + at, sizeof r);
-            if (fn(ctx, &r) != 0) {
-                s->off = at;
-                snprintf(s->why, sizeof s->why, "record %u of the batch (type %u, block %llu, "
-                         "generation %u) cannot be replayed", i, r.type,
-                         (unsigned long long)r.block, r.gen);
-                return -1;
-            }
-        }
         off += sizeof b + body;
-        s->records += b.nrec;
+        r->records += b.nrec;
     }
-    s->end = SEG_WHOLE;
+    r->end = SEG_WHOLE;
     return 0;
-bad:
-    if (whole_batch_after(buf, len, off)) {
-        s->end = SEG_DAMAGED;
-        size_t l = strlen(s->why);
-        snprintf(s->why + l, sizeof s->why - l, ", yet whole batches follow it");
+bad:;
+    bool after;
+    if (whole_batch_after(s, off, &after) != 0)
+        goto unreadable;
+    if (after) {
+        r->end = SEG_DAMAGED;
+        size_t l = strlen(r->why);
+        snprintf(r->why + l, sizeof r->why - l, ", yet whole batches follow it");
     } else {
-        s->end = SEG_TORN;
+        r->end = SEG_TORN;
     }
     return 0;
+unreadable:
+    snprintf(r->why, sizeof r->why, "cannot read it: %s", strerror(errno));
+    return -2;
 }
 
 static int replay_one(void *ctx, const struct jrec *r)
@@ -878,108 +1029,164 @@ static int skip_one(void *ctx, const struct jrec *r)
 }
 
 /* Reads and checks state.bin: its header (in *h) and the checkpoint
- * itself, into a fresh m.  0, or -1 with err (m freed). */
+ * itself, into a fresh m.  0, or -1 with err (m freed).
+ *
+ * Streamed: the durable array is read straight into the map, the rest
+ * (pending entries, queued completions) in pieces, twice: once for the
+ * crc, once to restore it, so that nothing of a damaged file is used and
+ * no buffer as large as the file is ever needed. */
 static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
                            struct statemap *m, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "state.bin");
-    size_t len = 0;
-    int eno = 0;
-    unsigned char *buf = slurp(path, &len, &eno);
-    if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
-        return -1;
+    unsigned char *buf = NULL;
+    bool have_map = false;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
     }
+    uint64_t len = (uint64_t)st.st_size;
     if (len < sizeof *h) {
-        snprintf(err, errlen, "%s is truncated: %zu bytes, its header alone takes %zu", path,
-                 len, sizeof *h);
-        free(buf);
-        return -1;
+        snprintf(err, errlen, "%s is truncated: %llu bytes, its header alone takes %zu", path,
+                 (unsigned long long)len, sizeof *h);
+        goto fail;
     }
-    memcpy(h, buf, sizeof *h);
-    if (shead_check(h, path, err, errlen) != 0) {
-        free(buf);
-        return -1;
+    if (read_at(fd, h, sizeof *h, 0) != 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
     }
-    size_t body = len - sizeof *h;
+    if (shead_check(h, path, err, errlen) != 0)
+        goto fail;
+    uint64_t body = len - sizeof *h;
     /* The initial checkpoint of a run stores no durable array (all zero).
-     * The counts are bounded by the file before they are multiplied. */
-    size_t darr = (size_t)h->meta.nblocks * sizeof(gen_t);
-    size_t rest = h->npending <= len && h->nacked <= len
-                      ? h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack)
-                      : SIZE_MAX;
-    if (h->meta.nblocks > SIZE_MAX / 4 || rest == SIZE_MAX || (body != darr + rest && body != rest)) {
-        if (rest != SIZE_MAX && h->meta.nblocks <= SIZE_MAX / 4 && body < darr + rest)
-            snprintf(err, errlen, "%s is truncated: %zu bytes, the checkpoint its header "
-                     "describes takes %zu", path, len, sizeof *h + darr + rest);
+     * The counts (sealed with the header) must fit the file's size before
+     * they are multiplied, and before anything is allocated for them. */
+    uint64_t nb = h->meta.nblocks;
+    bool sane = nb <= UINT64_MAX / 4 && h->npending <= len && h->nacked <= len;
+    uint64_t darr = sane ? nb * sizeof(gen_t) : 0;
+    uint64_t rest = sane ? h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack)
+                         : 0;
+    bool with_darr = sane && body == darr + rest;
+    if (!with_darr && !(sane && body == rest)) {
+        if (sane && body < darr + rest)
+            snprintf(err, errlen, "%s is truncated: %llu bytes, the checkpoint its header "
+                     "describes takes %llu", path, (unsigned long long)len,
+                     (unsigned long long)(sizeof *h + darr + rest));
         else
-            snprintf(err, errlen, "%s has an unexpected size (%zu bytes) for the checkpoint its "
-                     "header describes", path, len);
-        free(buf);
-        return -1;
+            snprintf(err, errlen, "%s has an unexpected size (%llu bytes) for the checkpoint its "
+                     "header describes", path, (unsigned long long)len);
+        goto fail;
     }
-    if (crc32c(buf + sizeof *h, body) != h->crc) {
-        snprintf(err, errlen, "%s: the checkpoint is damaged (checksum mismatch over byte offsets "
-                 "%zu..%zu)", path, sizeof *h, len - 1);
-        free(buf);
-        return -1;
+    if (statemap_init(m, nb) != 0) {
+        snprintf(err, errlen, "out of memory for %llu blocks", (unsigned long long)nb);
+        goto fail;
     }
-    *meta = h->meta;
-    if (statemap_init(m, meta->nblocks) != 0) {
-        snprintf(err, errlen, "out of memory for %llu blocks",
-                 (unsigned long long)meta->nblocks);
-        free(buf);
-        return -1;
+    have_map = true;
+    if (!(buf = malloc(READ_CHUNK))) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        goto fail;
     }
-    const unsigned char *p = buf + sizeof *h;
-    if (body == darr + rest) {
-        memcpy(m->durable, p, darr);
-        p += darr;
+    /* Pass 1: the crc over the body; the durable array lands in the map. */
+    uint32_t crc = 0;
+    uint64_t off = sizeof *h;
+    if (with_darr) {
+        for (uint64_t done = 0; done < darr;) {
+            size_t k = darr - done < READ_CHUNK ? (size_t)(darr - done) : READ_CHUNK;
+            unsigned char *into = (unsigned char *)m->durable + done;
+            if (read_at(fd, into, k, off + done) != 0) {
+                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+                goto fail;
+            }
+            crc = crc32c_extend(crc, into, k);
+            done += k;
+        }
+        off += darr;
     }
-    for (uint64_t i = 0; i < h->npending; i++, p += sizeof(struct spend)) {
-        struct spend s;
-        memcpy(&s, p, sizeof s);
-        struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
-                            .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
-                            .loss = s.loss};
-        if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
-            snprintf(err, errlen, "%s: bad pending entry at byte offset %zu", path,
-                     (size_t)(p - buf));
+    for (uint64_t at = off; at < len;) {
+        size_t k = len - at < READ_CHUNK ? (size_t)(len - at) : READ_CHUNK;
+        if (read_at(fd, buf, k, at) != 0) {
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
             goto fail;
         }
+        crc = crc32c_extend(crc, buf, k);
+        at += k;
     }
+    if (crc != h->crc) {
+        snprintf(err, errlen, "%s: the checkpoint is damaged (checksum mismatch over byte offsets "
+                 "%zu..%llu)", path, sizeof *h, (unsigned long long)(len - 1));
+        goto fail;
+    }
+    *meta = h->meta;
+    /* Pass 2: the pending entries and the queued completions.  buf holds
+     * the file's bytes [off - have, off). */
     m->loss_open = (uint8_t)(h->flags >> 8);
-    m->ack_total = h->ack_total - h->nacked;
-    for (uint64_t i = 0; i < h->nacked; i++, p += sizeof(struct sack)) {
-        struct sack s;
-        memcpy(&s, p, sizeof s);
-        if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
-            snprintf(err, errlen, "%s: bad queued completion at byte offset %zu", path,
-                     (size_t)(p - buf));
-            goto fail;
+    m->ack_total = h->ack_total - h->nacked; /* restore_acked counts the queued ones again */
+    size_t have = 0, used = 0;
+    for (uint64_t i = 0; i < h->npending + h->nacked; i++) {
+        bool pend = i < h->npending;
+        size_t one = pend ? sizeof(struct spend) : sizeof(struct sack);
+        if (used + one > have) {
+            /* keep what is left of the piece, then refill behind it */
+            memmove(buf, buf + used, have - used);
+            have -= used;
+            used = 0;
+            size_t k = len - off < READ_CHUNK - have ? (size_t)(len - off) : READ_CHUNK - have;
+            if (k == 0 || read_at(fd, buf + have, k, off) != 0) {
+                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+                goto fail;
+            }
+            off += k;
+            have += k;
+        }
+        const unsigned char *p = buf + used;
+        unsigned long long at = (unsigned long long)(off - have + used); /* of the entry */
+        used += one;
+        if (pend) {
+            struct spend s;
+            memcpy(&s, p, sizeof s);
+            struct pending e = {.block = s.block, .planned = s.planned, .issued = s.issued,
+                                .acked = s.acked, .at_loss = s.at_loss, .flags = s.flags,
+                                .loss = s.loss};
+            if (s.block >= meta->nblocks || statemap_restore_pending(m, &e) != 0) {
+                snprintf(err, errlen, "%s: bad pending entry at byte offset %llu", path, at);
+                goto fail;
+            }
+        } else {
+            struct sack s;
+            memcpy(&s, p, sizeof s);
+            if (s.block >= meta->nblocks || statemap_restore_acked(m, s.block, s.gen) != 0) {
+                snprintf(err, errlen, "%s: bad queued completion at byte offset %llu", path, at);
+                goto fail;
+            }
         }
     }
     free(buf);
+    close(fd);
     return 0;
 fail:
     free(buf);
-    statemap_free(m);
+    if (fd >= 0)
+        close(fd);
+    if (have_map)
+        statemap_free(m);
     return -1;
 }
 
-/* Replays journal.bin of segment h->segment on top of the checkpoint in m.
- * 0 (also when there is nothing to replay), or -1 with err. */
+/* Replays journal.bin of segment h->segment on top of the checkpoint in m,
+ * one batch at a time.  0 (also when there is nothing to replay), or -1
+ * with err. */
 static int replay_journal(const char *dir, const struct shead *h, const struct run_meta *meta,
                           struct statemap *m, struct load_info *info, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "journal.bin");
-    size_t len = 0;
     int eno = 0;
-    unsigned char *buf = slurp(path, &len, &eno);
     bool final = h->flags & STATE_FINAL;
-    if (!buf) {
+    struct seg sg;
+    if (seg_open(&sg, path, &eno) != 0) {
         /* journal.bin exists from the run's first moment on (segment_open),
          * except before the first segment was installed. */
         if (eno == ENOENT && (!(h->flags & STATE_JOURNALED) || (h->segment <= 1 && !final)))
@@ -990,17 +1197,22 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     info->had_journal = true;
     int rc = 0;
     struct jhead jh;
-    struct seg_scan sc;
-    if (jhead_check(buf, len, path, meta->run_id, &jh, err, errlen) != 0) {
+    struct seg_result sc;
+    if (jhead_check(sg.raw, sg.rawlen, path, meta->run_id, &jh, err, errlen) != 0) {
         rc = -1;
     } else if (jh.segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
                  (unsigned long long)jh.segment, (unsigned long long)h->segment);
         rc = -1;
     } else if (jh.segment == h->segment) {
-        if (scan_segment(buf, len, m, replay_one, &sc) != 0) {
-            snprintf(err, errlen, "%s, byte offset %zu: %s: it names a block outside the target, "
-                     "or memory is short", path, sc.off, sc.why);
+        int sr = seg_scan(&sg, m, replay_one, &sc);
+        if (sr == -2) {
+            snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
+                     sc.why);
+            rc = -1;
+        } else if (sr != 0) {
+            snprintf(err, errlen, "%s, byte offset %llu: %s: it names a block outside the "
+                     "target, or memory is short", path, (unsigned long long)sc.off, sc.why);
             rc = -1;
         } else {
             rc = seg_scan_error(&sc, path, final, "the run ended cleanly and added nothing after "
@@ -1011,11 +1223,17 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     } else {
         /* An older segment: a crash between checkpoint and rotation, and the
          * checkpoint has it all; it was synced whole before. */
-        rc = scan_segment(buf, len, NULL, skip_one, &sc) != 0 ||
-             seg_scan_error(&sc, path, true, "this segment was synced whole before the "
-                            "checkpoint that followed it", err, errlen) != 0 ? -1 : 0;
+        int sr = seg_scan(&sg, NULL, skip_one, &sc);
+        if (sr != 0) {
+            snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
+                     sc.why);
+            rc = -1;
+        } else {
+            rc = seg_scan_error(&sc, path, true, "this segment was synced whole before the "
+                                "checkpoint that followed it", err, errlen);
+        }
     }
-    free(buf);
+    seg_close(&sg);
     return rc;
 }
 
@@ -1025,30 +1243,32 @@ static int check_old_segment(const char *dir, const struct shead *h, char *err, 
 {
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "journal.old");
-    size_t len = 0;
     int eno = 0;
-    unsigned char *buf = slurp(path, &len, &eno);
-    if (!buf) {
+    struct seg sg;
+    if (seg_open(&sg, path, &eno) != 0) {
         if (eno == ENOENT) /* the first segment, or a crash in mid-rotation */
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
         return -1;
     }
     struct jhead jh;
-    struct seg_scan sc;
+    struct seg_result sc;
     int rc = 0;
-    if (jhead_check(buf, len, path, h->meta.run_id, &jh, err, errlen) != 0) {
+    if (jhead_check(sg.raw, sg.rawlen, path, h->meta.run_id, &jh, err, errlen) != 0) {
         rc = -1;
     } else if (jh.segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
                  (unsigned long long)jh.segment, (unsigned long long)h->segment);
         rc = -1;
-    } else if (scan_segment(buf, len, NULL, skip_one, &sc) != 0 ||
-               seg_scan_error(&sc, path, true, "a segment is synced whole before it becomes "
+    } else if (seg_scan(&sg, NULL, skip_one, &sc) != 0) {
+        snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
+                 sc.why);
+        rc = -1;
+    } else if (seg_scan_error(&sc, path, true, "a segment is synced whole before it becomes "
                               "journal.old", err, errlen) != 0) {
         rc = -1;
     }
-    free(buf);
+    seg_close(&sg);
     return rc;
 }
 
@@ -1150,15 +1370,14 @@ int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const 
     for (int k = 0; k < 2; k++) {
         char path[PATH_MAX + 16];
         path_in(path, sizeof path, dir, names[k]);
-        size_t len;
         int eno;
-        unsigned char *buf = slurp(path, &len, &eno);
-        if (!buf)
+        struct seg sg;
+        if (seg_open(&sg, path, &eno) != 0)
             continue;
-        struct seg_scan sc;
-        if (len >= sizeof(struct jhead))
-            scan_segment(buf, len, &l, lookup_one, &sc);
-        free(buf);
+        struct seg_result sc;
+        if (sg.have_head)
+            seg_scan(&sg, &l, lookup_one, &sc);
+        seg_close(&sg);
         read_any = 1;
     }
     free(order);
@@ -1175,16 +1394,44 @@ struct hpoint {
     bool hi;
 };
 
+/* The replay keeps a state map of only the blocks asked about, numbered
+ * densely (their index in `blocks`), plus one more, the sink, that stands
+ * for every other block: their completions still count in the ack queue
+ * (a flush covers completions by number), and nothing is ever asked of
+ * the sink.  Memory goes with the queries, not with the target. */
 struct hreplay {
-    struct statemap m;
+    struct statemap m;    /* nblk + 1 entries */
     const struct history_query *q;
     struct history_answer *a;
     struct hpoint *pts;
     size_t npts, next;
-    uint8_t *intent_seen; /* bitmap: an intent of the block was replayed */
+    uint64_t *blocks;     /* the blocks asked about, sorted, each once */
+    size_t nblk;
+    uint64_t nblocks;     /* of the worker: a record beyond is damage */
+    uint8_t *intent_seen; /* per index: an intent of the block was replayed */
     bool base_known;      /* replay starts from the run's empty start */
     bool flushes_known;   /* the completion count of the first segment is known */
 };
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The dense index of block b: its place in h->blocks, or the sink. */
+static size_t hindex(const struct hreplay *h, uint64_t b)
+{
+    size_t lo = 0, hi = h->nblk;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->blocks[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nblk && h->blocks[lo] == b ? lo : h->nblk;
+}
 
 static int by_point_time(const void *a, const void *b)
 {
@@ -1194,7 +1441,7 @@ static int by_point_time(const void *a, const void *b)
 
 static void hsnap(struct hreplay *h, const struct hpoint *p)
 {
-    uint64_t b = h->q[p->q].block;
+    size_t b = hindex(h, h->q[p->q].block);
     struct history_answer *a = &h->a[p->q];
     const struct pending *e = statemap_find(&h->m, b);
     gen_t durable = h->m.durable[b];
@@ -1202,7 +1449,7 @@ static void hsnap(struct hreplay *h, const struct hpoint *p)
         a->uncertain = true; /* a failed write, or a power loss: an older one may be back */
     if (p->hi) {
         a->planned = e ? gen_newest(durable, e->planned) : durable;
-        a->known = h->base_known || (h->intent_seen[b / 8] & (1u << (b % 8)));
+        a->known = h->base_known || h->intent_seen[b];
     } else {
         a->acked = e ? gen_newest(durable, e->acked) : durable;
         a->durable = durable;
@@ -1220,21 +1467,32 @@ static int hreplay_one(void *ctx, const struct jrec *r)
 {
     struct hreplay *h = ctx;
     hsnap_until(h, r->t_ns); /* a record at t still counts for a point at t */
-    if (r->type != J_FLUSH && r->type != J_POWER && r->block >= h->m.nblocks)
-        return -1;
-    if (r->type == J_INTENT)
-        h->intent_seen[r->block / 8] |= (uint8_t)(1u << (r->block % 8));
-    if (r->type == J_FLUSH && !h->flushes_known)
+    struct jrec d = *r;
+    if (r->type != J_FLUSH && r->type != J_POWER) {
+        if (r->block >= h->nblocks)
+            return -1;
+        d.block = hindex(h, r->block);
+    }
+    if (d.type == J_INTENT)
+        h->intent_seen[d.block] = 1;
+    if (d.type == J_FLUSH && !h->flushes_known)
         return 0; /* cannot tell which completions it covered: durable stays low */
-    return replay_one(&h->m, r);
+    int rc = replay_one(&h->m, &d);
+    if (!h->flushes_known) {
+        /* No flush will cover what is queued: drop it rather than keep
+         * every completion of the segments (16 bytes each). */
+        h->m.ack_head = (h->m.ack_head + h->m.ack_len) % h->m.ack_cap;
+        h->m.ack_len = 0;
+    }
+    return rc;
 }
 
 /* The segment number in a journal file's header, 0 when unreadable. */
-static uint64_t segment_of(const unsigned char *buf, size_t len, uint64_t run_id)
+static uint64_t segment_of(const struct seg *s, uint64_t run_id)
 {
     struct jhead jh;
     char err[PATH_MAX + 256];
-    if (!buf || jhead_check(buf, len, "journal", run_id, &jh, err, sizeof err) != 0)
+    if (s->fd < 0 || jhead_check(s->raw, s->rawlen, "journal", run_id, &jh, err, sizeof err) != 0)
         return 0;
     return jh.segment;
 }
@@ -1246,12 +1504,12 @@ static int count_one_done(void *ctx, const struct jrec *r)
 }
 
 /* Completions a segment queued for flushes (as far as replay reads it). */
-static uint64_t count_done(const unsigned char *buf, size_t len)
+static uint64_t count_done(struct seg *s)
 {
     uint64_t n = 0;
-    struct seg_scan sc;
-    if (len >= sizeof(struct jhead))
-        scan_segment(buf, len, &n, count_one_done, &sc);
+    struct seg_result sc;
+    if (s->have_head)
+        seg_scan(s, &n, count_one_done, &sc);
     return n;
 }
 
@@ -1261,28 +1519,29 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     memset(a, 0, n * sizeof *a);
     char path[PATH_MAX + 16];
     path_in(path, sizeof path, dir, "state.bin");
-    size_t slen = 0;
     int eno = 0;
-    unsigned char *sbuf = slurp(path, &slen, &eno);
     struct shead sh;
-    if (!sbuf || slen < sizeof sh) {
-        snprintf(err, errlen, "cannot read %s: %s", path, sbuf ? "truncated" : strerror(eno));
-        free(sbuf);
+    int sfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (sfd < 0 || read_at(sfd, &sh, sizeof sh, 0) != 0) {
+        eno = errno;
+        snprintf(err, errlen, "cannot read %s: %s", path,
+                 sfd >= 0 && eno == EIO ? "truncated" : strerror(eno));
+        if (sfd >= 0)
+            close(sfd);
         return -1;
     }
-    memcpy(&sh, sbuf, sizeof sh);
-    free(sbuf);
+    close(sfd);
     if (shead_check(&sh, path, err, errlen) != 0)
         return -1;
     /* The retained segments, oldest first, as long as they follow each other. */
     const char *names[2] = {"journal.old", "journal.bin"};
-    unsigned char *seg[2] = {NULL, NULL};
-    size_t seglen[2] = {0, 0};
+    struct seg seg[2];
     uint64_t segno[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
         path_in(path, sizeof path, dir, names[k]);
-        seg[k] = slurp(path, &seglen[k], &eno);
-        segno[k] = segment_of(seg[k], seglen[k], sh.meta.run_id);
+        if (seg_open(&seg[k], path, &eno) != 0)
+            seg[k].fd = -1; /* missing or unreadable: segno 0 */
+        segno[k] = segment_of(&seg[k], sh.meta.run_id);
     }
     int first = segno[0] && segno[1] == segno[0] + 1 ? 0 : 1;
     int rc = 0;
@@ -1301,18 +1560,29 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
         uint64_t added = 0;
         for (int k = first; k < 2; k++)
             if (segno[k] < sh.segment)
-                added += count_done(seg[k], seglen[k]);
+                added += count_done(&seg[k]);
         if (added <= sh.ack_total) {
             base = sh.ack_total - added;
             h.flushes_known = true;
         }
     }
     h.npts = 2 * n;
+    h.nblocks = sh.meta.nblocks;
     h.pts = malloc((h.npts ? h.npts : 1) * sizeof *h.pts);
-    h.intent_seen = calloc(sh.meta.nblocks / 8 + 1, 1);
-    if (!h.pts || !h.intent_seen || statemap_init(&h.m, sh.meta.nblocks) != 0) {
+    h.blocks = malloc((n ? n : 1) * sizeof *h.blocks);
+    h.intent_seen = calloc(n + 1, 1);
+    if (h.blocks) {
+        for (size_t i = 0; i < n; i++)
+            h.blocks[i] = q[i].block;
+        qsort(h.blocks, n, sizeof *h.blocks, by_u64);
+        for (size_t i = 0; i < n; i++)
+            if (h.nblk == 0 || h.blocks[h.nblk - 1] != h.blocks[i])
+                h.blocks[h.nblk++] = h.blocks[i];
+    }
+    if (!h.pts || !h.blocks || !h.intent_seen || statemap_init(&h.m, h.nblk + 1) != 0) {
         snprintf(err, errlen, "out of memory for the history of %s", dir);
         free(h.pts);
+        free(h.blocks);
         free(h.intent_seen);
         rc = -1;
         goto out;
@@ -1330,9 +1600,14 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     if (rc == 0) {
         qsort(h.pts, h.npts, sizeof *h.pts, by_point_time);
         for (int k = first; k < 2 && rc == 0; k++) {
-            struct seg_scan sc;
-            if (seglen[k] >= sizeof(struct jhead) &&
-                scan_segment(seg[k], seglen[k], &h, hreplay_one, &sc) != 0) {
+            struct seg_result sc;
+            int sr = seg[k].fd >= 0 && seg[k].have_head ? seg_scan(&seg[k], &h, hreplay_one, &sc)
+                                                        : 0;
+            if (sr == -2) {
+                snprintf(err, errlen, "%s/%s, byte offset %llu: %s", dir, names[k],
+                         (unsigned long long)sc.off, sc.why);
+                rc = -1;
+            } else if (sr != 0) {
                 snprintf(err, errlen, "%s/%s: a record names a block outside the target, or "
                          "memory is short", dir, names[k]);
                 rc = -1;
@@ -1343,10 +1618,11 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     }
     statemap_free(&h.m);
     free(h.pts);
+    free(h.blocks);
     free(h.intent_seen);
 out:
-    free(seg[0]);
-    free(seg[1]);
+    seg_close(&seg[0]);
+    seg_close(&seg[1]);
     return rc;
 }
 

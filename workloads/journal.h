@@ -7,7 +7,10 @@
  *   state.bin    a checkpoint of the state map (durable generations, pending
  *                entries, the ack queue), written to state.tmp, synced and
  *                renamed; the last one of a run that ended cleanly is marked
- *                final.
+ *                final.  Written straight from the map and read back in
+ *                pieces (never a copy of the map, nor a file read whole), as
+ *                are the journal's segments: memory stays at the map's 2
+ *                bytes per block whatever the target's size.
  *   journal.bin  the events since that checkpoint, appended in batches:
  *                  intent  generation g of block b is about to be written
  *                  done    that write completed (durable at once with O_DSYNC)
@@ -95,7 +98,10 @@ int journal_status(struct journal *j, char *err, size_t errlen);
 uint64_t journal_segment_bytes(const struct journal *j);
 
 /* Snapshots m into a new state.bin and starts a new segment.  Records added
- * afterwards go to the new segment.  0, or -1 when memory is short. */
+ * afterwards go to the new segment.  The checkpoint is written here, straight
+ * from m (no copy of the map: memory stays at 2 bytes per block), into the
+ * page cache; the committer thread syncs and installs it.  A failed write
+ * fails the journal (journal_status).  0, or -1 when memory is short. */
 int journal_checkpoint(struct journal *j, const struct statemap *m);
 
 /* Writes a last checkpoint of m (marked final when the run ended cleanly),
