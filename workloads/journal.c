@@ -703,6 +703,19 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         free(buf);
         return -1;
     }
+    /* The header's counts are outside the checksum: a damaged one must be
+     * refused before the sizes below are computed from it (they would wrap,
+     * and the entries be read past the end of the file). */
+    if (h->npending > body / sizeof(struct spend) || h->nacked > body / sizeof(struct sack) ||
+        h->meta.nblocks > h->meta.total_blocks) {
+        snprintf(err, errlen, "%s is damaged: its header says %llu pending entries, %llu queued "
+                 "completions and %llu of %llu blocks, in %zu bytes", path,
+                 (unsigned long long)h->npending, (unsigned long long)h->nacked,
+                 (unsigned long long)h->meta.nblocks, (unsigned long long)h->meta.total_blocks,
+                 body);
+        free(buf);
+        return -1;
+    }
     *meta = h->meta;
     if (statemap_init(m, meta->nblocks) != 0) {
         snprintf(err, errlen, "out of memory for %llu blocks",
@@ -711,10 +724,10 @@ static int load_checkpoint(const char *dir, struct shead *h, struct run_meta *me
         return -1;
     }
     /* The initial checkpoint of a run stores no durable array (all zero). */
-    size_t darr = (size_t)meta->nblocks * sizeof(gen_t);
     size_t rest = h->npending * sizeof(struct spend) + h->nacked * sizeof(struct sack);
+    size_t darr = body > rest ? body - rest : 0; /* (no product of a count that could wrap) */
     const unsigned char *p = buf + sizeof *h;
-    if (body == darr + rest) {
+    if (darr && darr % sizeof(gen_t) == 0 && darr / sizeof(gen_t) == meta->nblocks) {
         memcpy(m->durable, p, darr);
         p += darr;
     } else if (body != rest) {
