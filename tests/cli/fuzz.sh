@@ -21,7 +21,8 @@ make --no-print-directory fuzz-build > "$WORK/build.log" 2>&1 || {
 }
 targets=$(ls tests/fuzz/fuzz_*.c | sed 's|tests/fuzz/fuzz_||; s|\.c$||')
 [ -n "$targets" ] || fail "no fuzz targets in tests/fuzz"
-export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+# above 1 GiB malloc returns NULL, for the code to report (tests/fuzz/run.sh)
+export ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=1
 unset LSAN_OPTIONS
 for t in $targets; do
     bin=build/fuzz/fuzz_$t
