@@ -11,6 +11,8 @@
 #   make bench-files  the files backend vs fio on small files (bench/files.sh)
 #   make bench-clients  one client vs two MPI ranks on one file, and cross reads' cost
 #   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
+#   make fuzz     the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (600) each, with
+#                 each one's execs, exec/s and coverage; FUZZ_TARGETS picks some
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -44,16 +46,18 @@ TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # ssh: openssh-server (an sshd per lab host) and openssh-client (faults over ssh);
 # many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
-# bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale)
+# bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale);
+# fuzzing: clang and libclang-rt-14-dev (libFuzzer)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
-                openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time
+                openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
+                clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
-        bench-clients bench-scale clean FORCE
+        bench-clients bench-scale fuzz fuzz-build clean FORCE
 .SECONDARY:
 
 all: faultline build/faultline-wcache
@@ -105,6 +109,36 @@ build/stalefs: tests/fuse/stalefs.c
 	@mkdir -p build
 	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< -o $@ \
 	    $$(pkg-config --libs fuse3) -lpthread
+
+# --- fuzzing (tests/fuzz/README: one target per parser of what faultline reads back) ---
+# The library once more with clang, instrumented for libFuzzer (fuzzer-no-link) and
+# ASan+UBSan; each tests/fuzz/fuzz_T.c links against it, so a target runs the real code.
+FUZZ_CC      := clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# clang's -Wmissing-field-initializers (in -Wextra) also fires on positional initializers
+# that leave trailing fields zero on purpose (the key and metric tables); gcc's does not,
+# and the gcc builds keep every warning.
+FUZZ_WARN    := $(WARN) -Wno-missing-field-initializers
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+build/fuzz/obj/%.o: %.c $(HDRS) tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(STD) $(FUZZ_WARN) $(NLINC) $(MPIINC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    -c $< -o $@
+
+build/fuzz/libfaultline.a: $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/fuzz/fuzz_%: build/fuzz/obj/tests/fuzz/fuzz_%.o build/fuzz/obj/tests/fuzz/fuzz.o \
+                   build/fuzz/libfaultline.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-build: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

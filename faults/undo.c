@@ -219,6 +219,24 @@ int undo_apply(const char *kind, const char *args, char *err, size_t errlen)
     return -1;
 }
 
+int undo_check(const char *kind, const char *args, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++) {
+        if (strcmp(kind, primitives[i].kind) != 0)
+            continue;
+        char first[64];
+        const char *rest = split(args, first, sizeof first);
+        struct ssh_dest d;
+        if (primitives[i].apply == undo_agent && remote_dest_decode(rest, &d) != 0) {
+            snprintf(err, errlen, "an agent record without a host: '%s'", rest);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(err, errlen, "unknown undo record '%s'", kind);
+    return -1;
+}
+
 struct urec {
     int seq;
     bool done;
@@ -227,6 +245,12 @@ struct urec {
 };
 
 int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen)
+{
+    return undo_replay_with(dir, undo_apply, undone, err, errlen);
+}
+
+int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, char *err,
+                     size_t errlen)
 {
     *undone = 0;
     char path[PATH_MAX + 16];
@@ -278,7 +302,7 @@ int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen)
         if (r[i].done)
             continue;
         char e[1024];
-        if (undo_apply(r[i].kind, r[i].args, e, sizeof e) != 0) {
+        if (apply(r[i].kind, r[i].args, e, sizeof e) != 0) {
             if (rc == 0)
                 snprintf(err, errlen, "%s: %s %s: %s", path, r[i].kind, r[i].args, e);
             rc = -1;

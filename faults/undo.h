@@ -63,6 +63,16 @@ int undo_apply(const char *kind, const char *args, char *err, size_t errlen);
  * tried). */
 int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen);
 
+/* The same with another primitive in place of undo_apply (the fuzz target
+ * replays with undo_check, which performs nothing). */
+typedef int (*undo_apply_fn)(const char *kind, const char *args, char *err, size_t errlen);
+int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, char *err,
+                     size_t errlen);
+
+/* Checks a record as undo_apply reads it (a known kind, an agent record's
+ * host) without performing it.  0, or -1 with err. */
+int undo_check(const char *kind, const char *args, char *err, size_t errlen);
+
 /* Calls fn for every run registered under UNDO_REGISTRY, with the entry's
  * own path (to remove it) and the run directory it names. */
 void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),

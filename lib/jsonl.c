@@ -37,6 +37,10 @@ static const char *read_string(const char *p, char **w, char *why, size_t n)
             snprintf(why, n, c ? "a control character inside a string" : "an unclosed string");
             return NULL;
         }
+        if (c >= 0x7f) { /* jl_put_* never writes one (it writes '?') */
+            snprintf(why, n, "byte 0x%02x inside a string: the agent reads ASCII only", c);
+            return NULL;
+        }
         if (c != '\\') {
             *(*w)++ = (char)c;
             continue;

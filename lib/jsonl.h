@@ -3,8 +3,9 @@
  *
  * The controller and `faultline agent` talk in JSON lines whose objects are
  * flat: every value is a string, a whole number, true, false or null.  A
- * nested object, an array, a fraction, a duplicate key or trailing bytes
- * make the line malformed, so that the agent can refuse anything it was not
+ * nested object, an array, a fraction, a duplicate key, a byte outside
+ * ASCII (the writer sends '?' for one) or trailing bytes make the line
+ * malformed, so that the agent can refuse anything it was not
  * built to read instead of guessing.
  *
  *   struct jl_obj m;

@@ -328,6 +328,12 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
         snprintf(err, errlen, "lab %s (prefix %s) is not up", k->name, prefix);
         return -1;
     }
+    return lab_load_file(k, prefix, path, lab, err, errlen);
+}
+
+int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path, struct lab *lab,
+                  char *err, size_t errlen)
+{
     struct record *r;
     size_t n;
     if (read_records(path, &r, &n, err, errlen) != 0)

@@ -212,6 +212,10 @@ bool lab_healthy(const struct lab *lab, char *why, size_t n);
 /* Reads a lab's state.  0, or -1 when it is not up (err says so). */
 int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
              size_t errlen);
+/* The same from the state file at path (lab_load's reader; the fuzz target
+ * feeds it files of its own). */
+int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path, struct lab *lab,
+                  char *err, size_t errlen);
 
 /* Starts the service of lab host `host` again (lab_kind.restart); the
  * state file learns its new PID.  0, or -1 with err filled. */

@@ -62,6 +62,8 @@ static void flat_objects_are_read_and_the_rest_refused(void **state)
         "{\"a\":1} x",                /* bytes after it */
         "{\"a\":\"open",              /* an unclosed string */
         "{\"a\":\"\\u00e9\"}",        /* not ASCII */
+        "{\"a\":\"\xc3\xa9\"}",        /* not ASCII, raw (the writer sends '?') */
+        "{\"\x7f\":1}",               /* DEL in a key */
         "{a:1}",                      /* a bare key */
         "{\"a\" 1}",                  /* no colon */
         "{\"a\":tru}",                /* a bad literal */
