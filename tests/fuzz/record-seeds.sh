@@ -73,7 +73,7 @@ d=$W/clean/worker-0
 d=$W/filesk/worker-0
 { cat "$d/state.bin"; printf '%s' "$SEP"; cut4k "$d/journal.bin"; } > "$J/files-killed-w0"
 head -c 4096 "$W/filesk/meta-0.journal" > "$M/killed"
-cat "$W/short/meta-0.journal" > "$M/killed-whole-nomodel"
+cat "$W/short/meta-0.journal" > "$M/clean-nomodel"
 { cat "$W/short/meta-0.journal"; printf '%s' "$SEP"; cat "$W/short/meta-0.model"; } > "$M/clean"
 { head -c 2048 "$W/short/meta-0.journal"; printf '%s' "$SEP"; cat "$W/short/meta-0.model"; } > "$M/clean-cut"
 ls -l "$J" "$M"
