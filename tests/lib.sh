@@ -56,6 +56,15 @@ contains() {
     grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 does not say '$2'"; }
 }
 
+# flip FILE OFFSET: inverts one bit of the byte at OFFSET (damage that
+# always changes the byte; writing a fixed value would not when the byte
+# already holds it).
+flip() {
+    _b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    [ -n "$_b" ] || fail "$1 has no byte at offset $2"
+    printf "\\$(printf %03o $((_b ^ 16)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # json FILE FILTER WANT: jq result must equal WANT
 json() {
     got=$(jq -c "$2" "$1")

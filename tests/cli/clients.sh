@@ -60,8 +60,8 @@ for f in client-0/worker-0/state.bin client-1/worker-0/journal.old client-1/resu
 done
 contains "$WORK/pair/report.txt" "client 1 ("
 # block 8 is rank 0's, block 13 rank 1's (b % 2)
-printf '\377' | dd of="$WORK/pair.img" bs=1 seek=$((8 * 4096 + 700)) conv=notrunc status=none
-printf '\377' | dd of="$WORK/pair.img" bs=1 seek=$((13 * 4096 + 3000)) conv=notrunc status=none
+flip "$WORK/pair.img" $((8 * 4096 + 700))
+flip "$WORK/pair.img" $((13 * 4096 + 3000))
 expect_code 1 "$FAULTLINE" verify "$WORK/pair" --quiet
 json "$R" '[.findings[] | [.block, .class, .owner]] | sort' '[[8,"corrupt",0],[13,"corrupt",1]]'
 json "$R" '.io.reads' 512

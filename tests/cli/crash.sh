@@ -26,7 +26,7 @@ json "$R" .journal.state_final false
 json "$R" '.counts.ok > 1000' true
 
 # Damage one block that was surely written: verify names exactly it.
-printf '\377' | dd of="$WORK/crash.img" bs=1 seek=$((5 * 4096 + 4000)) conv=notrunc status=none
+flip "$WORK/crash.img" $((5 * 4096 + 4000))
 expect_code 1 "$FAULTLINE" verify "$WORK/run" --quiet
 json "$R" '[.findings[] | [.block, .class]]' '[[5,"corrupt"]]'
 pass

@@ -7,12 +7,6 @@
 # still passes.
 . "$(dirname "$0")/../lib.sh"
 
-# flip FILE OFFSET: inverts one bit of the byte at OFFSET.
-flip() {
-    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-    [ -n "$b" ] || fail "$1 has no byte at offset $2"
-    printf "\\$(printf %03o $((b ^ 16)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 # u32 FILE OFFSET: the little-endian 32-bit number at OFFSET.
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 size() { stat -c %s "$1"; }
