@@ -484,6 +484,37 @@ static void sample(struct monitor *m, uint64_t t)
         k->oldest_age_ns = t - oldest;
 }
 
+/* The verifier's hook (verify.h), on a worker's thread: the finding is
+ * queued for on_finding, which the main thread calls; a block already
+ * queued once is not again (a bad block is often read bad many times). */
+static void queue_finding(void *ctx, const struct finding *f)
+{
+    struct crew *c = ctx;
+    pthread_mutex_lock(&c->gate_mu);
+    bool known = false;
+    for (unsigned i = 0; i < c->nnoticed && !known; i++)
+        known = c->noticed[i].block == f->block;
+    if (!known && c->nnoticed < CREW_NOTICED)
+        c->noticed[c->nnoticed++] = *f;
+    pthread_mutex_unlock(&c->gate_mu);
+}
+
+/* The queued findings to on_finding (called without gate_mu held). */
+static void pass_findings(struct crew *c)
+{
+    for (;;) {
+        pthread_mutex_lock(&c->gate_mu);
+        bool more = c->noticed_done < c->nnoticed;
+        struct finding f;
+        if (more)
+            f = c->noticed[c->noticed_done++];
+        pthread_mutex_unlock(&c->gate_mu);
+        if (!more)
+            return;
+        c->on_finding(c->on_finding_ctx, &f, mono_ns() - c->t0);
+    }
+}
+
 /* Waits until *count reaches `started` (count NULL: every thread is back),
  * sampling and printing progress, at most until `deadline` (ns since time
  * zero); with `stuck_ends` also until every unfinished worker has had an I/O
@@ -528,6 +559,8 @@ static bool monitor_until(struct monitor *m, unsigned started, unsigned *count, 
         ts.tv_nsec = (long)(ns % 1000000000ull);
         pthread_cond_timedwait(&c->gate_cv, &c->gate_mu, &ts);
         pthread_mutex_unlock(&c->gate_mu);
+        if (c->on_finding)
+            pass_findings(c);
         t = mono_ns() - c->t0;
         sample(m, t);
         if (m->show && count && t >= m->next && (m->tty || t >= m->next_plain)) {
@@ -611,6 +644,10 @@ static unsigned start_workers(struct crew *c, struct thread_arg *args, bool veri
     unsigned started = 0;
     for (unsigned i = 0; args && i < c->n; i++) {
         args[i] = (struct thread_arg){.c = c, .w = &c->w[i], .verify = verify};
+        if (c->on_finding) {
+            c->w[i].ver.noticed = queue_finding;
+            c->w[i].ver.noticed_ctx = c;
+        }
         int rc = pthread_create(&c->w[i].thread, NULL, worker_thread, &args[i]);
         if (rc != 0) {
             c->w[i].rc = -1;
@@ -731,6 +768,8 @@ static void run_threads(struct crew *c, bool verify)
         events_emit(c->events, 0, "abandoned", NULL,
                     "the sweep got no answer for the grace period: left behind");
     }
+    if (c->on_finding)
+        pass_findings(c); /* the sweep's last ones */
     bool any_left = join_workers(c, started);
     if (show && tty)
         fputc('\n', stderr);

@@ -37,6 +37,8 @@
 #include "events.h"
 #include "scenario.h"
 
+#define CREW_NOTICED 8 /* blocks found bad passed to on_finding per pass */
+
 struct worker {
     unsigned index;          /* in this crew */
     unsigned global;         /* in the run: its writer id (r + ranks * index) */
@@ -98,6 +100,14 @@ struct crew {
      * starts (faults are cleared here).  May be NULL. */
     void (*between)(void *ctx);
     void *between_ctx;
+    /* Called from the main thread within a monitoring step (200 ms) of a
+     * worker's finding about a block's data, for the first CREW_NOTICED
+     * blocks found bad in a pass (evidence.h: a look at the replicas while
+     * it is fresh).  t_ns: now, since time zero.  May be NULL. */
+    void (*on_finding)(void *ctx, const struct finding *f, uint64_t t_ns);
+    void *on_finding_ctx;
+    struct finding noticed[CREW_NOTICED]; /* queued by workers under gate_mu */
+    unsigned nnoticed, noticed_done;
     pthread_mutex_t gate_mu;
     pthread_cond_t gate_cv;
     unsigned ready, engines_done;

@@ -28,6 +28,7 @@
 #include "conclude.h"
 #include "crew.h"
 #include "events.h"
+#include "evidence.h"
 #include "gather.h"
 #include "heal.h"
 #include "lab/lab.h"
@@ -145,6 +146,8 @@ struct run {
     struct resources *res;  /* rank 0 (or alone) only; NULL when it cannot sample */
     struct heal_watch heal;
     bool watching, abandoned;
+    struct evidence evidence;     /* a look at the replicas at early findings */
+    const char *replicas[LAB_MAX_HOSTS];
     /* a run over several clients: the MPI job, and the exchange with rank 0 */
     struct ranks mpi;
     struct clients cl;
@@ -397,6 +400,29 @@ static void rank_progress(void *ctx)
     clients_progress(&r->cl, text);
 }
 
+static void take_evidence(void *ctx, const struct finding *f, uint64_t t_ns)
+{
+    struct run *r = ctx;
+    evidence_take(&r->evidence, f, (unsigned long long)t_ns);
+}
+
+/* On a lab that keeps replicas, alone on it: the replicas looked at, at
+ * the first findings (evidence.h). */
+static void watch_replicas(struct run *r)
+{
+    if (!r->tl || r->multi || !r->tl->fault_lab.replica)
+        return;
+    struct evidence *e = &r->evidence;
+    *e = (struct evidence){.lab = &r->tl->fault_lab, .replicas = r->replicas,
+                           .backend = r->sc.backend, .target = &r->sc.target,
+                           .events = &r->events, .run_id = r->base.run_id};
+    for (unsigned i = 1; i < r->lab.nhosts; i++) /* hosts[0] is the client */
+        r->replicas[e->nreplicas++] = r->lab.hosts[i].name;
+    snprintf(e->path, sizeof e->path, "%s/evidence.txt", r->dir);
+    r->crew.on_finding = take_evidence;
+    r->crew.on_finding_ctx = r;
+}
+
 /* The crew and the faults, ready to start; -1 with err. */
 static int run_prepare(struct run *r, char *err, size_t errlen)
 {
@@ -438,6 +464,7 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
         snprintf(h.lab_prefix, sizeof h.lab_prefix, "%s", r->base.lab_prefix);
         clients_hello(&r->cl, &h);
     }
+    watch_replicas(r);
     return 0;
 }
 

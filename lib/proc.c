@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -273,6 +274,63 @@ int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, si
         return 0;
     snprintf(err, errlen, "%s", used ? msg : "the child process failed");
     return -1;
+}
+
+struct shared_call {
+    const struct proc_place *at;
+    int nsfd[2];
+    int (*fn)(void *ctx, char *err, size_t errlen);
+    void *ctx;
+    int rc;
+    char msg[1024];
+};
+
+static int shared_child(void *arg)
+{
+    struct shared_call *s = arg;
+    int e = enter_place(s->at, s->nsfd);
+    if (e) {
+        char where[96];
+        snprintf(s->msg, sizeof s->msg, "cannot enter%s: %s",
+                 place_name(s->at, where, sizeof where), strerror(e));
+        s->rc = -1;
+    } else {
+        s->rc = s->fn(s->ctx, s->msg, sizeof s->msg);
+    }
+    return 0;
+}
+
+int proc_call_at_shared(const struct proc_place *at,
+                        int (*fn)(void *ctx, char *err, size_t errlen), void *ctx, char *err,
+                        size_t errlen)
+{
+    struct shared_call s = {.at = at, .fn = fn, .ctx = ctx, .rc = -1};
+    if (open_place(at, s.nsfd, err, errlen) != 0)
+        return -1;
+    /* its own stack; no CLONE_FS, so that it may enter a mount namespace */
+    size_t size = 256 * 1024;
+    char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                       -1, 0);
+    if (stack == MAP_FAILED) {
+        snprintf(err, errlen, "mmap of a child's stack: %s", strerror(errno));
+        close_place(s.nsfd);
+        return -1;
+    }
+    pid_t child = clone(shared_child, stack + size, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD,
+                        &s);
+    int e = errno, status = 0;
+    if (child > 0)
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+            ;
+    munmap(stack, size);
+    close_place(s.nsfd);
+    if (child < 0) {
+        snprintf(err, errlen, "clone: %s", strerror(e));
+        return -1;
+    }
+    if (s.rc != 0)
+        snprintf(err, errlen, "%s", s.msg[0] ? s.msg : "the child process failed");
+    return s.rc;
 }
 
 int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc_seen *p),

@@ -65,6 +65,19 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
 int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, size_t errlen),
                  void *ctx, char *err, size_t errlen);
 
+/* proc_call_at() without a copy of this process: fn runs in a child that
+ * shares our memory and descriptors (clone with CLONE_VM | CLONE_FILES |
+ * CLONE_VFORK; the calling thread waits until it ends).  A forked child
+ * owns copies of every open descriptor, and closing them when it exits
+ * sends a FUSE file a FLUSH each, which waits behind the other threads'
+ * I/O on a loaded filesystem: seconds, where this takes a millisecond.
+ * fn writes its results into ctx; like a vfork child it must take no lock
+ * another thread may hold: no malloc, no stdio streams (snprintf into a
+ * buffer is fine), and it closes what it opens.  0, or -1 with err. */
+int proc_call_at_shared(const struct proc_place *at,
+                        int (*fn)(void *ctx, char *err, size_t errlen), void *ctx, char *err,
+                        size_t errlen);
+
 /* proc_run() at a place. */
 int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
                 int timeout_ms);

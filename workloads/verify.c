@@ -102,6 +102,8 @@ void verify_read(struct verifier *v, const struct io *io, bool online, const cha
             f.expected_gen = e.lo;
         found(&f, &vd);
         findings_add(v->findings, &f);
+        if (v->noticed)
+            v->noticed(v->noticed_ctx, &f);
     }
     statemap_read_done(v->map, local);
 }

@@ -39,6 +39,11 @@ struct verifier {
     uint64_t other_reads, other_run, other_block, other_offset;
     uint64_t beyond_reads, beyond_block, beyond_offset;
     gen_t beyond_found, beyond_newest;
+    /* Told of each finding about a block's data as it is made (NULL:
+     * nobody), from the worker's thread, so it must only queue it: a look
+     * at the target while the finding is fresh (harness/evidence.h). */
+    void (*noticed)(void *ctx, const struct finding *f);
+    void *noticed_ctx;
 };
 
 int verifier_init(struct verifier *v, struct statemap *map, struct findings *f,

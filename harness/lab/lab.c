@@ -769,7 +769,7 @@ static int record_opts(const struct lab *lab, int fd, char *err, size_t errlen)
         return -1;
     const struct key_table *t = &lab->kind->keys;
     for (unsigned i = 0; i < t->n; i++) {
-        char v[256];
+        char v[512];
         key_format(&lab->opts, &t->keys[i], v, sizeof v);
         if (lab_rec(fd, err, errlen, "opt %s %s", t->keys[i].name, v) != 0)
             return -1;

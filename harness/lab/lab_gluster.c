@@ -68,6 +68,7 @@
 struct gluster_lab_opts {
     uint64_t ping_timeout_ns, heal_timeout_ns;
     bool bitrot;
+    char volume_options[320]; /* KEY=VALUE,... */
 };
 _Static_assert(sizeof(struct gluster_lab_opts) <= LAB_OPTS_MAX, "gluster lab options");
 
@@ -82,6 +83,9 @@ static const struct key_def gluster_keys[] = {
     {"heal_timeout", KEY_DURATION, "5s", NULL, OPT(heal_timeout_ns), 1000000000ull,
      3600000000000ull, "gluster: cluster.heal-timeout of the volume (whole seconds): how often "
      "the self-heal daemon crawls for pending heals", 0},
+    {"volume_options", KEY_TEXT, "", NULL, OPT(volume_options), 0, 0,
+     "gluster: more options of the volume, KEY=VALUE,... each set with `gluster volume set "
+     "VOL KEY VALUE` before it starts (performance.quick-read=off)", 0},
 };
 
 /* Its own names, from the prefix. */
@@ -367,6 +371,30 @@ static int start_servers(struct lab *lab, int fd, char *err, size_t errlen)
     return 0;
 }
 
+/* [lab] volume_options: each KEY=VALUE of the list set on the volume (the
+ * names and values are gluster's to judge: it refuses an unknown option by
+ * name); dry: only the list's form checked, before anything is built.  0,
+ * or -1 with err. */
+static int set_volume_options(const struct lab *lab, bool dry, char *err, size_t errlen)
+{
+    char list[sizeof opts(lab)->volume_options];
+    snprintf(list, sizeof list, "%s", opts(lab)->volume_options);
+    char *save = NULL;
+    for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1] || strpbrk(item, " \t")) {
+            snprintf(err, errlen, "volume_options: '%s' is not KEY=VALUE (the list is "
+                     "KEY=VALUE,KEY=VALUE,... without spaces)", item);
+            return -1;
+        }
+        *eq = '\0';
+        const char *set[] = {"volume", "set", priv(lab)->volume, item, eq + 1, NULL};
+        if (!dry && cli_ok(lab, "gs1", set, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The replica-3 volume over the three bricks, with the lab's options. */
 static int create_volume(const struct lab *lab, char *err, size_t errlen)
 {
@@ -392,7 +420,7 @@ static int create_volume(const struct lab *lab, char *err, size_t errlen)
         cli_ok(lab, "gs1", set_ping, err, errlen) != 0 ||
         cli_ok(lab, "gs1", set_heal, err, errlen) != 0 ||
         cli_ok(lab, "gs1", set_threads, err, errlen) != 0 ||
-        cli_ok(lab, "gs1", start, err, errlen) != 0)
+        set_volume_options(lab, false, err, errlen) != 0 || cli_ok(lab, "gs1", start, err, errlen) != 0)
         return -1;
     const char *vstatus[] = {"volume", "status", vol, "detail", NULL};
     if (wait_cli(lab, "gs1", vstatus, "Online               : Y", 3, 30, err, errlen) != 0)
@@ -452,7 +480,8 @@ static int mount_clients(struct lab *lab, int fd, char *err, size_t errlen)
 
 static int gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
-    if (start_servers(lab, fd, err, errlen) != 0 || create_volume(lab, err, errlen) != 0)
+    if (set_volume_options(lab, true, err, errlen) != 0 || start_servers(lab, fd, err, errlen) != 0 ||
+        create_volume(lab, err, errlen) != 0)
         return -1;
     return mount_clients(lab, fd, err, errlen);
 }
@@ -774,6 +803,8 @@ static void gluster_status(const struct lab *lab, struct json *j, FILE *out)
         json_u64(j, seconds(o->heal_timeout_ns));
         json_key(j, "bitrot");
         json_bool(j, o->bitrot);
+        json_key(j, "volume_options");
+        json_str(j, o->volume_options);
         json_obj_end(j);
         return;
     }
@@ -782,6 +813,8 @@ static void gluster_status(const struct lab *lab, struct json *j, FILE *out)
     fprintf(out, "  volume  %s, replica 3, bricks of %s (xfs), ping-timeout %u s, heal-timeout "
                  "%u s, bit-rot detection %s\n", g->volume, size, seconds(o->ping_timeout_ns),
             seconds(o->heal_timeout_ns), o->bitrot ? "on" : "off");
+    if (o->volume_options[0])
+        fprintf(out, "          options %s\n", o->volume_options);
     for (unsigned i = 0; i < 3; i++)
         fprintf(out, "          brick %s\n", bricks[i]);
     fprintf(out, "  mount   %s (FUSE, client pid %d %s)\n", g->mount, (int)lab->hosts[0].pid,

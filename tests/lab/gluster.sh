@@ -5,6 +5,7 @@
 # (verdict pass, the heal measured, the brick back online), then a run
 # SIGKILLed with its lab up and `lab down` — and nothing left behind: no
 # namespace, link, process, mount, loop device, state file or directory.
+# Last, a [lab] volume_options list of the wrong form is refused at once.
 . "$(dirname "$0")/../lib.sh"
 
 need_root "namespaces, mounts and glusterd"
@@ -36,6 +37,7 @@ json "$S" '[.hosts[] | .name]' '["client","gs1","gs2","gs3"]'
 json "$S" '[.hosts[1:][] | .netns | test("-gs[123]$")] | all' true
 json "$S" '[.hosts[] | .process.state] | unique' '["running"]'
 json "$S" '.volume.bricks | length' 3
+json "$S" .volume.volume_options '""' # [lab] volume_options: none by default
 MNT=$(jq -r .volume.mount "$S")
 VOL=$(jq -r .volume.name "$S")
 GS1=$(jq -r '.hosts[1].process.pid' "$S")
@@ -160,5 +162,10 @@ PIDS=$(lab_pids)
 kill -9 $run
 wait $run 2>/dev/null || true
 expect_code 0 "$FAULTLINE" lab down gluster
+nothing_left
+
+# --- [lab] volume_options of the wrong form: refused before anything is built ---
+expect_code 2 "$FAULTLINE" lab up gluster --volume-options "performance.quick-read off"
+contains "$WORK/err" "volume_options: 'performance.quick-read off' is not KEY=VALUE"
 nothing_left
 pass

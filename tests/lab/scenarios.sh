@@ -145,6 +145,15 @@ for f in "$DIR"/*.scn; do
                 fail "$name: no heal time, and its heal event does not say what was left"
             echo "  $name: $(grep -o 'did not heal within heal_wait ([^)]*)' "$WORK/$name/events.jsonl" | head -1)"
         fi ;;
+    gluster-bitrot*)
+        # the first findings were followed by a look at every brick's copy
+        # (evidence.txt): the rot is gs1's, the other two hold the data
+        ev=$(grep -F '"event":"evidence"' "$WORK/$name/events.jsonl" || true)
+        [ -n "$ev" ] || fail "$name: no evidence event for its findings"
+        ! echo "$ev" | grep -Evq '[a-z-]+ of block [0-9]+: gs1 (not ours|bad crc), gs2 gen [0-9]+, gs3 gen [0-9]+, client ' ||
+            fail "$name: evidence that does not show gs1's rot beside good copies: $(echo "$ev" | grep -Ev 'gs1 (not ours|bad crc), gs2 gen [0-9]+, gs3 gen [0-9]+,' | head -1)"
+        grep -q "trusted.afr.dirty 0x" "$WORK/$name/evidence.txt" || fail "$name: evidence.txt shows no brick's xattrs"
+        echo "  $name: $(echo "$ev" | wc -l) findings looked at on the bricks" ;;
     esac
     xmllint --noout "$WORK/$name/junit.xml" || fail "$name: junit.xml is not well-formed"
     json "$R" '.expectations | length' \
