@@ -150,6 +150,13 @@ static const char *place_name(const struct proc_place *at, char *buf, size_t n)
     return buf;
 }
 
+/* Why a child could not enter its place, for its parent. */
+static void enter_failed(const struct proc_place *at, int e, char *msg, size_t n)
+{
+    char where[96];
+    snprintf(msg, n, "cannot enter%s: %s", place_name(at, where, sizeof where), strerror(e));
+}
+
 /* A child at a place, with a pipe from it (close-on-exec).  In the child:
  * 0, signals unblocked, the place entered (*entered: 0 or an errno), its
  * end of the pipe pipefd[1].  In the parent: the child's PID, its end
@@ -245,13 +252,10 @@ int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, si
     if (child == 0) {
         char msg[1024] = "";
         int rc = -1;
-        if (e) {
-            char where[96];
-            snprintf(msg, sizeof msg, "cannot enter%s: %s", place_name(at, where, sizeof where),
-                     strerror(e));
-        } else {
+        if (e)
+            enter_failed(at, e, msg, sizeof msg);
+        else
             rc = fn(ctx, msg, sizeof msg);
-        }
         if (rc != 0 && write(pipefd[1], msg, strlen(msg)) < 0)
             _exit(2);
         _exit(rc != 0);
@@ -289,14 +293,10 @@ static int shared_child(void *arg)
 {
     struct shared_call *s = arg;
     int e = enter_place(s->at, s->nsfd);
-    if (e) {
-        char where[96];
-        snprintf(s->msg, sizeof s->msg, "cannot enter%s: %s",
-                 place_name(s->at, where, sizeof where), strerror(e));
-        s->rc = -1;
-    } else {
+    if (e)
+        enter_failed(s->at, e, s->msg, sizeof s->msg);
+    else
         s->rc = s->fn(s->ctx, s->msg, sizeof s->msg);
-    }
     return 0;
 }
 
@@ -455,9 +455,9 @@ int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size
         return -1;
     if (child == 0) {
         if (e) {
-            char where[96];
-            dprintf(pipefd[1], "cannot enter%s: %s", place_name(at, where, sizeof where),
-                    strerror(e));
+            char msg[192];
+            enter_failed(at, e, msg, sizeof msg);
+            dprintf(pipefd[1], "%s", msg);
             _exit(127);
         }
         dup2(pipefd[1], 1);

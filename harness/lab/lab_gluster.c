@@ -420,7 +420,8 @@ static int create_volume(const struct lab *lab, char *err, size_t errlen)
         cli_ok(lab, "gs1", set_ping, err, errlen) != 0 ||
         cli_ok(lab, "gs1", set_heal, err, errlen) != 0 ||
         cli_ok(lab, "gs1", set_threads, err, errlen) != 0 ||
-        set_volume_options(lab, false, err, errlen) != 0 || cli_ok(lab, "gs1", start, err, errlen) != 0)
+        set_volume_options(lab, false, err, errlen) != 0 ||
+        cli_ok(lab, "gs1", start, err, errlen) != 0)
         return -1;
     const char *vstatus[] = {"volume", "status", vol, "detail", NULL};
     if (wait_cli(lab, "gs1", vstatus, "Online               : Y", 3, 30, err, errlen) != 0)
@@ -480,8 +481,8 @@ static int mount_clients(struct lab *lab, int fd, char *err, size_t errlen)
 
 static int gluster_start(struct lab *lab, int fd, char *err, size_t errlen)
 {
-    if (set_volume_options(lab, true, err, errlen) != 0 || start_servers(lab, fd, err, errlen) != 0 ||
-        create_volume(lab, err, errlen) != 0)
+    if (set_volume_options(lab, true, err, errlen) != 0 ||
+        start_servers(lab, fd, err, errlen) != 0 || create_volume(lab, err, errlen) != 0)
         return -1;
     return mount_clients(lab, fd, err, errlen);
 }
