@@ -92,6 +92,9 @@ static const struct key_def workload_keys[] = {
     {"prefill", KEY_BOOL, "no", NULL, F(prefill), 0, 0,
      "write every block once before the timed workload, so that even read = 100% verifies "
      "real data (times of those writes count as 0)", 0},
+    {"reread", KEY_PERCENT, "0%", NULL, F(workload.reread_pct), 0, 0,
+     "this share of reads goes to a block the same stream wrote in its last 8 writes (read "
+     "after write: a write read back while the storage may still be settling it)", 0},
     {"cross_reads", KEY_PERCENT, "0%", NULL, F(workload.cross_pct), 0, 0,
      "a run over several clients (mpirun, or [lab] clients): this share of reads goes to "
      "blocks (or files) another client owns, each checked at the end against the owner's "

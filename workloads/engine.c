@@ -47,6 +47,9 @@ struct run {
     bool prefill;        /* every block once, in order, writes only */
     struct cross_scanner xscan; /* cross reads: what their sectors hold */
     bool xscan_ready;
+    /* The last writes planned (reread): a ring, recent_n of them filled. */
+    uint64_t recent[ENGINE_REREAD_RECENT];
+    unsigned recent_n, recent_next;
 };
 
 
@@ -89,8 +92,15 @@ static int plan_ops(struct run *r, size_t n)
                 continue;
             }
         }
-        uint64_t b = c->pattern == PATTERN_RANDOM && !r->prefill ? rng_below(&r->rng, nb)
-                                                                  : r->cursor++ % nb;
+        uint64_t b;
+        /* A reread draws only when asked for, so that a scenario without
+         * it keeps the op sequence its seed always gave. */
+        if (!write && c->reread_pct && r->recent_n && rng_below(&r->rng, 100) < c->reread_pct)
+            b = r->recent[rng_below(&r->rng, r->recent_n)];
+        else if (c->pattern == PATTERN_RANDOM && !r->prefill)
+            b = rng_below(&r->rng, nb);
+        else
+            b = r->cursor++ % nb;
         gen_t g = GEN_NONE;
         if (write) {
             errno = 0;
@@ -103,8 +113,13 @@ static int plan_ops(struct run *r, size_t n)
                 /* The block ran too far ahead of its durable generation:
                  * read it instead and flush soon. */
                 r->need_flush = true;
-            } else if (e->journal) {
-                journal_intent(e->journal, b, g, t);
+            } else {
+                if (e->journal)
+                    journal_intent(e->journal, b, g, t);
+                r->recent[r->recent_next] = b;
+                r->recent_next = (r->recent_next + 1) % ENGINE_REREAD_RECENT;
+                if (r->recent_n < ENGINE_REREAD_RECENT)
+                    r->recent_n++;
             }
         }
         r->plan[r->tail % PLAN_CAP] = (struct planned){.block = b, .gen = g};

@@ -2,7 +2,8 @@
  * engine — the timed read/write workload on one target.
  *
  * Follow one block from generation to verdict:
- *   1. plan: the pattern picks a block and read or write; a write gets the
+ *   1. plan: the pattern picks a block and read or write (a read may go to
+ *      one of the worker's last writes instead: reread); a write gets the
  *      block's next generation (statemap_plan) and its intent goes into the
  *      journal batch.  Ops are planned a batch ahead.
  *   2. commit: the batch is sealed; the journal thread syncs it while the
@@ -49,7 +50,12 @@ struct workload_cfg {
     uint64_t seed;        /* op sequence; the same seed gives the same ops */
     bool prefill;         /* write every block once before the timed phase */
     unsigned cross_pct;   /* share of reads that go to blocks other clients own */
+    unsigned reread_pct;  /* share of reads that go to one of the worker's last
+                             ENGINE_REREAD_RECENT writes (read after write) */
 };
+
+/* How far back a reread reaches: the worker's last this many writes. */
+#define ENGINE_REREAD_RECENT 8
 
 /* Power losses (faults with `loses = unflushed`), announced by the fault
  * thread: `begun` goes up by one just before it cuts the power, `ended`

@@ -2,8 +2,10 @@
 # reason: the outage it stages really happened (the recovery numbers show
 # it), the expectations of the file held, and the integrity rules held —
 # except the gluster-bitrot ones, which must fail, and only on corrupt
-# blocks served by the volume, and iscsi-cache-lies, which must fail on
-# lost writes.
+# blocks served by the volume, iscsi-cache-lies, which must fail on lost
+# writes, and gluster-small-file-brick-kill, which must fail (in one of up
+# to seven runs) on small files read from the brick that missed their
+# write.
 # The file-based ones (smoke, demo) write to their own paths in /tmp; what
 # they create is removed afterwards.
 . "$(dirname "$0")/../lib.sh"
@@ -71,6 +73,14 @@ why() {
     # their durable generation are lost writes, each named
     iscsi-cache-lies)
         WHY='.power[0].fault == "power-a" and .counts["lost-write"] > 0 and ([.findings[] | select(.class == "lost-write") | .block != null and .found_gen < .expected_gen] | all) and ([.expectations[] | select(.pass | not) | .metric] - ["lost_writes", "zeroed"] == [])' ;;
+    # the brick really died three times and the volume really ran with no
+    # post-op delay; no finding of any class
+    gluster-small-file-brick-kill-post-op)
+        WHY='.manifest.target.lab.options["cluster.post-op-delay-secs"] == "0" and ([.faults[] | select(.stall_s != null)] | length) == 3 and .io.writes > 0 and .counts.ok > 0 and .findings == []' ;;
+    # must fail, on the defaults: only reads of an older copy (or zeroes)
+    # of a write, and only those rules failed
+    gluster-small-file-brick-kill)
+        WHY='.manifest.target.lab.options["cluster.post-op-delay-secs"] == null and .counts["lost-write"] + .counts["stale-read"] + .counts.zeroed > 0 and ([.findings[] | .class] - ["lost-write", "stale-read", "zeroed"] == []) and ([.expectations[] | select(.pass | not) | .metric] - ["lost_writes", "stale_reads", "zeroed"] == [])' ;;
     # must fail: corrupt blocks served, each named with its file
     gluster-bitrot | gluster-bitrot-detect)
         WHY='.counts.corrupt > 0 and ([.findings[] | select(.class == "corrupt") | .path | test("/faultline-gluster-bitrot[^/]*/s[0-9]+/[0-9]+/f-[0-9]+$")] | all) and ([.expectations[] | select(.pass | not) | .metric] == ["corrupt"])' ;;
@@ -102,14 +112,26 @@ for f in "$DIR"/*.scn; do
     path=$(sed -n 's/^path *= *\([^ #]*\).*/\1/p' "$f")
     [ -z "$path" ] || [ -e "$path" ] || made="$made $path"
     start=$(date +%s)
-    set +e
-    "$FAULTLINE" run "$f" --out "$WORK/$name" -q > "$WORK/$name.out" 2>&1
-    code=$?
-    set -e
+    # gluster-small-file-brick-kill fails when a read meets GlusterFS's
+    # window after a brick returns, in about 2 runs of 3 (README): a run
+    # that missed it is run again, up to seven runs in all (all seven pass
+    # less than once in a thousand), and the last must fail.
+    tries=1
+    case $name in gluster-small-file-brick-kill) tries=7 ;; esac
+    for try in $(seq 1 $tries); do
+        rm -rf "${WORK:?}/$name"
+        set +e
+        "$FAULTLINE" run "$f" --out "$WORK/$name" -q > "$WORK/$name.out" 2>&1
+        code=$?
+        set -e
+        [ "$code" = 0 ] && [ "$try" -lt "$tries" ] || break
+        echo "  $name: passed in run $try (no read met the window), run again"
+    done
     R=$WORK/$name/report.json
     [ -f "$R" ] || { cat "$WORK/$name.out" >&2; fail "$name: no report.json"; }
     case $name in
     gluster-bitrot*) want=1 verdict=fail ;; # a replica serves its rotten copy
+    gluster-small-file-brick-kill) want=1 verdict=fail ;; # read from the brick that missed it
     iscsi-cache-lies) want=1 verdict=fail ;; # flushes acknowledged, never made
     *) want=0 verdict=pass ;;
     esac
@@ -154,6 +176,17 @@ for f in "$DIR"/*.scn; do
             fail "$name: evidence that does not show gs1's rot beside good copies: $(echo "$ev" | grep -Ev 'gs1 (not ours|bad crc), gs2 gen [0-9]+, gs3 gen [0-9]+,' | head -1)"
         grep -q "trusted.afr.dirty 0x" "$WORK/$name/evidence.txt" || fail "$name: evidence.txt shows no brick's xattrs"
         echo "  $name: $(echo "$ev" | wc -l) findings looked at on the bricks" ;;
+    gluster-small-file-brick-kill)
+        # at least one finding was looked at while gs1 still held the older
+        # copy (or zeroes) and gs2 and gs3 both the newer one (a later look
+        # may find the file written again; the client's own fresh read,
+        # later still, may already get the new copy)
+        ev=$(grep -F '"event":"evidence"' "$WORK/$name/events.jsonl" | jq -r .detail || true)
+        [ -n "$ev" ] || fail "$name: no evidence event for its findings"
+        shown=$(echo "$ev" | sed -nE 's/^[a-z-]+ of block [0-9]+: gs1 (gen ([0-9]+)|zeroes), gs2 gen ([0-9]+), gs3 gen ([0-9]+), client .*/\1|\3|\4/p' |
+            awk -F'|' '{ o = ($1 == "zeroes") ? 0 : substr($1, 5) + 0 } $2 == $3 && $2 + 0 > o' | wc -l)
+        [ "$shown" -ge 1 ] || fail "$name: no evidence of gs1 holding the older copy beside two newer ones: $(echo "$ev" | head -3)"
+        echo "  $name: $shown of $(echo "$ev" | wc -l) findings looked at show gs1 older than gs2 and gs3" ;;
     esac
     xmllint --noout "$WORK/$name/junit.xml" || fail "$name: junit.xml is not well-formed"
     json "$R" '.expectations | length' \

@@ -67,6 +67,7 @@ static void defaults_fill_what_is_not_said(void **state)
     assert_true(sc.target.direct); /* block devices always */
     assert_int_equal(sc.target.engine, ENGINE_URING);
     assert_int_equal(sc.target.size, 0);
+    assert_int_equal(sc.workload.reread_pct, 0); /* the op sequence of old seeds */
 }
 
 /* Parses text and expects an error that starts with want_prefix and holds
