@@ -24,9 +24,14 @@
 #define AGENT_MAX_FAULTS 256
 #define RESTART_TIMEOUT_MS 30000
 #define SPIN_NS 200000ull /* sleep until this close to a fault's time, then spin */
-/* A lease ends this long before its deadline, so that the clear itself
- * (an nft or netlink call, a restart command) is done by then. */
-#define LEASE_MARGIN_NS 50000000ull
+/* A lease ends a tenth of itself before its deadline, at most this much,
+ * so that the clear itself (an nft or netlink call, a restart command) is
+ * done by then.  A fixed 50 ms was not enough: in CI's sanitizer pass,
+ * waking up and removing a partition's nft table took 93 ms (the agent's
+ * own clock put the end 43 ms past a 3 s lease).  The tenth leaves a short
+ * lease to the controller's own clear: with 1 s, the controller still has
+ * 900 ms to clear it first (it was at most 29 ms late in 100 clears). */
+#define LEASE_MARGIN_MAX_NS 250000000ull
 /* A controller pings every few seconds (remote_ping).  After this long
  * without a word, and with nothing armed or in effect, it is gone without
  * a close (its machine or the network died): the agent leaves. */
@@ -414,8 +419,8 @@ static void inject_one(struct agent *a, struct agent_fault *af)
 /* When the agent clears an active fault by itself. */
 static uint64_t lease_end(const struct agent_fault *af)
 {
-    uint64_t end = af->clear_at + af->lease;
-    return end > af->clear_at + LEASE_MARGIN_NS ? end - LEASE_MARGIN_NS : af->clear_at;
+    uint64_t margin = af->lease / 10 < LEASE_MARGIN_MAX_NS ? af->lease / 10 : LEASE_MARGIN_MAX_NS;
+    return af->clear_at + af->lease - margin;
 }
 
 /* The next thing due: an armed fault's time or an active one's lease. */

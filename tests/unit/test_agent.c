@@ -289,7 +289,9 @@ static void the_agent_answers_refuses_and_restores_by_itself(void **state)
     assert_false(jl_bool(&m, "ok", true));
     jl_free(&m);
 
-    /* Applied at its time, cleared by its lease: 300 ms after it, plus 200 ms. */
+    /* Applied at its time, cleared by its lease: by 300 ms after it plus
+     * 500 ms, and not sooner than the agent's margin (a tenth of the
+     * lease) before that. */
     char mark[128], undo_log[128];
     snprintf(mark, sizeof mark, "%s/mark1", a.dir);
     snprintf(undo_log, sizeof undo_log, "%s/run-fl0000aa/undo.log", a.dir);
@@ -299,7 +301,7 @@ static void the_agent_answers_refuses_and_restores_by_itself(void **state)
     snprintf(line, sizeof line,
              "{\"op\":\"apply\",\"id\":1,\"at_ns\":%llu,\"clear_at_ns\":%llu,\"lease_ns\":%llu}\n",
              (unsigned long long)at, (unsigned long long)(at + 300 * MS),
-             (unsigned long long)(200 * MS));
+             (unsigned long long)(500 * MS));
     say(&a, line);
     hear(&a, &m);
     uint64_t t = 0;
@@ -312,7 +314,7 @@ static void the_agent_answers_refuses_and_restores_by_itself(void **state)
     hear(&a, &m);
     assert_string_equal(jl_str(&m, "ev"), "cleared");
     assert_string_equal(jl_str(&m, "by"), "lease");
-    assert_true(jl_u64(&m, "t_ns", &t) && t <= at + 500 * MS && t >= at + 400 * MS);
+    assert_true(jl_u64(&m, "t_ns", &t) && t <= at + 800 * MS && t >= at + 750 * MS);
     jl_free(&m);
     assert_false(exists(mark));
     /* A late clear from the controller hears who did it, and when. */
