@@ -53,7 +53,8 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
                 openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
-                clang libclang-rt-14-dev
+                clang libclang-rt-14-dev ceph-mon ceph-osd ceph-mds ceph-mgr ceph-fuse \
+                ceph-common
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \

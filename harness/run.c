@@ -604,6 +604,33 @@ static int finish_rank(struct run *r)
     return code;
 }
 
+/* What the lab's servers logged during the run (lab_kind.happened) joins
+ * the timeline as path events, at the times they logged it. */
+struct saw_ctx {
+    struct event_log *log;
+    int64_t t0_wall_ns;
+};
+
+static void saw(void *ctx, uint64_t wall_ns, const char *event, const char *where,
+                const char *detail)
+{
+    struct saw_ctx *c = ctx;
+    struct event e = {.t_ns = (int64_t)wall_ns - c->t0_wall_ns};
+    snprintf(e.event, sizeof e.event, "%s", event);
+    snprintf(e.portal, sizeof e.portal, "%s", where);
+    snprintf(e.detail, sizeof e.detail, "%s", detail);
+    events_add_from(c->log, &e, -1);
+}
+
+static void lab_happenings(struct run *r)
+{
+    if (!r->have_lab || !r->lab.kind->happened || !r->events.t0_known)
+        return;
+    uint64_t t0_wall = wall_ns() - (mono_ns() - r->events.t0);
+    struct saw_ctx c = {.log = &r->events, .t0_wall_ns = (int64_t)t0_wall};
+    r->lab.kind->happened(&r->lab, t0_wall, saw, &c);
+}
+
 /* The workload with its faults, the sweep, the analysis, the reports. */
 static int run_workload(struct run *r)
 {
@@ -637,6 +664,7 @@ static int run_workload(struct run *r)
     report_room(r, false); /* the workload and its journal are done: now the reports */
     if (!is_rank0(r))
         return finish_rank(r);
+    lab_happenings(r);
     struct run_meta meta = crew->w[0].meta;
     meta.nblocks = meta.total_blocks;
     struct report rep = conclude_report("run", r->dir, sc, &meta, crew);

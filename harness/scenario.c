@@ -828,6 +828,13 @@ static void derive(struct scenario *sc)
                                                  : ENGINE_SYNC;
 }
 
+/* Whether the scenario's lab gives places to its target's kind (more than
+ * one kind of lab serves "files"). */
+static bool lab_serves(const struct scenario *sc)
+{
+    return sc->lab && sc->lab->serves && strcmp(sc->lab->serves, sc->target.kind) == 0;
+}
+
 /* The target kind's own rules, with a lab that may give it its place. */
 static int check_kind(struct scenario *sc, const struct ini *ini, char *err, size_t n)
 {
@@ -838,7 +845,7 @@ static int check_kind(struct scenario *sc, const struct ini *ini, char *err, siz
                  server->serves_what);
     struct backend_setup s = {.t = &sc->target, .w = &sc->workload, .name = sc->name,
                               .engine_choice = sc->engine_choice,
-                              .lab_serves = sc->lab && sc->lab == server, .lab_hint = hint,
+                              .lab_serves = lab_serves(sc), .lab_hint = hint,
                               .given = setup_given, .ctx = ini};
     char why[1024];
     if (sc->backend->check && sc->backend->check(&s, why, sizeof why) != 0) {
@@ -1023,8 +1030,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 
 bool scenario_lab_places(const struct scenario *sc)
 {
-    return sc->lab && sc->lab->serves && strcmp(sc->lab->serves, sc->target.kind) == 0 &&
-           !sc->target.located;
+    return lab_serves(sc) && !sc->target.located;
 }
 
 int scenario_use_lab(struct scenario *sc, const struct lab *lab, unsigned client, char *err,

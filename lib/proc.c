@@ -93,26 +93,37 @@ enum proc_state proc_state(pid_t pid, uint64_t start)
 }
 
 /* The namespace files a child enters, opened in the parent: nsfd[0] the
- * network namespace, nsfd[1] the mount namespace (-1: stay). */
-static int open_place(const struct proc_place *at, int nsfd[2], char *err, size_t errlen)
+ * network namespace, nsfd[1] the mount namespace, nsfd[2] the UTS
+ * namespace (-1: stay).  The hostname matters to what runs there: a Ceph
+ * daemon places itself in the cluster's map under it. */
+#define PLACE_NS 3
+
+static void close_place(int nsfd[PLACE_NS])
 {
-    nsfd[0] = nsfd[1] = -1;
+    for (int i = 0; i < PLACE_NS; i++)
+        if (nsfd[i] >= 0)
+            close(nsfd[i]);
+}
+
+static int open_place(const struct proc_place *at, int nsfd[PLACE_NS], char *err,
+                      size_t errlen)
+{
+    nsfd[0] = nsfd[1] = nsfd[2] = -1;
     if (at->join > 0) {
         if (proc_state(at->join, at->join_start) == PROC_GONE) {
             snprintf(err, errlen, "process %d is gone: its namespaces cannot be entered",
                      (int)at->join);
             return -1;
         }
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)at->join);
-        nsfd[0] = open(path, O_RDONLY | O_CLOEXEC);
-        snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)at->join);
-        nsfd[1] = nsfd[0] < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-        if (nsfd[1] < 0) {
-            snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-            if (nsfd[0] >= 0)
-                close(nsfd[0]);
-            return -1;
+        static const char *const kinds[PLACE_NS] = {"net", "mnt", "uts"};
+        for (int i = 0; i < PLACE_NS; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)at->join, kinds[i]);
+            if ((nsfd[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+                snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+                close_place(nsfd);
+                return -1;
+            }
         }
         return 0;
     }
@@ -122,19 +133,14 @@ static int open_place(const struct proc_place *at, int nsfd[2], char *err, size_
     return 0;
 }
 
-static void close_place(int nsfd[2])
-{
-    for (int i = 0; i < 2; i++)
-        if (nsfd[i] >= 0)
-            close(nsfd[i]);
-}
-
 /* In the child: enter the namespaces, then the caller's setup.  0 or errno. */
-static int enter_place(const struct proc_place *at, const int nsfd[2])
+static int enter_place(const struct proc_place *at, const int nsfd[PLACE_NS])
 {
     if (nsfd[0] >= 0 && setns(nsfd[0], CLONE_NEWNET) != 0)
         return errno;
     if (nsfd[1] >= 0 && setns(nsfd[1], CLONE_NEWNS) != 0)
+        return errno;
+    if (nsfd[2] >= 0 && setns(nsfd[2], CLONE_NEWUTS) != 0)
         return errno;
     return at->setup ? at->setup(at->ctx) : 0;
 }
@@ -164,7 +170,7 @@ static void enter_failed(const struct proc_place *at, int e, char *msg, size_t n
 static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, char *err,
                      size_t errlen)
 {
-    int nsfd[2];
+    int nsfd[PLACE_NS];
     if (open_place(at, nsfd, err, errlen) != 0)
         return -1;
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -282,7 +288,7 @@ int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, si
 
 struct shared_call {
     const struct proc_place *at;
-    int nsfd[2];
+    int nsfd[PLACE_NS];
     int (*fn)(void *ctx, char *err, size_t errlen);
     void *ctx;
     int rc;

@@ -40,8 +40,9 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
                uint64_t *start, char *err, size_t errlen);
 
 /* Where a child runs.  netns: enter this network namespace only; or join:
- * enter the network *and* mount namespaces of that process (a lab server
- * with private mounts), checked against join_start.  Then setup(ctx), if
+ * enter the network, mount *and* UTS namespaces of that process (a lab
+ * server with private mounts and a hostname of its own), checked against
+ * join_start.  Then setup(ctx), if
  * any, runs in the child before exec (unshare, mounts); it returns 0 or an
  * errno. */
 struct proc_place {

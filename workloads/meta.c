@@ -425,6 +425,44 @@ static int pick(struct meta_stream *s, enum slot_state st, unsigned *d)
     return -1;
 }
 
+/* An operation completed at now_ns: the gap since the one before is kept
+ * when it is long, in place of the shortest kept when there is no room. */
+static void note_done(struct meta_stream *s, uint64_t now_ns)
+{
+    struct meta_gap g = {s->last_done_ns, now_ns};
+    s->last_done_ns = now_ns;
+    if (g.to_ns - g.from_ns < META_GAP_MIN_NS)
+        return;
+    unsigned k = s->ngaps;
+    if (k == META_GAPS) {
+        k = 0;
+        for (unsigned i = 1; i < META_GAPS; i++)
+            if (s->gaps[i].to_ns - s->gaps[i].from_ns < s->gaps[k].to_ns - s->gaps[k].from_ns)
+                k = i;
+        if (s->gaps[k].to_ns - s->gaps[k].from_ns >= g.to_ns - g.from_ns)
+            return;
+    } else {
+        s->ngaps++;
+    }
+    s->gaps[k] = g;
+}
+
+uint64_t meta_longest_gap(const struct meta_stream *streams, unsigned n, uint64_t from_ns,
+                          uint64_t to_ns, struct meta_gap *gap)
+{
+    uint64_t longest = 0;
+    for (unsigned i = 0; streams && i < n; i++)
+        for (unsigned k = 0; k < streams[i].ngaps; k++) {
+            const struct meta_gap *g = &streams[i].gaps[k];
+            if (g->to_ns < from_ns || g->from_ns > to_ns || g->to_ns - g->from_ns <= longest)
+                continue;
+            longest = g->to_ns - g->from_ns;
+            if (gap)
+                *gap = *g;
+        }
+    return longest;
+}
+
 static void one_op(struct meta_stream *s, uint64_t t0)
 {
     unsigned r = (unsigned)rng_below(&s->rng, 100), d, d2;
@@ -476,6 +514,7 @@ static void one_op(struct meta_stream *s, uint64_t t0)
         return;
     }
     s->ops[op]++;
+    note_done(s, mono_ns() - t0);
     log_model(s);
     if (s->changes >= POINT_EVERY)
         durability_point(s, t0);

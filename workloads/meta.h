@@ -68,6 +68,15 @@ struct meta_slot {
 
 struct jlog;
 
+/* A metadata stall: no operation of the stream completed from from_ns to
+ * to_ns (ns since the run's start; from_ns the completion before, or the
+ * start). */
+struct meta_gap {
+    uint64_t from_ns, to_ns;
+};
+#define META_GAPS 32                 /* the longest ones kept */
+#define META_GAP_MIN_NS 200000000ull /* shorter ones are the operations' own pace */
+
 struct meta_stream {
     unsigned index;
     char dir[4200];        /* ROOT/meta-S */
@@ -79,6 +88,13 @@ struct meta_stream {
     struct findings findings;
     uint64_t ops[MOP_COUNT], errors;
     char err[4800];        /* why the stream could not run at all */
+
+    /* Its stalls (run only): the longest gaps between completed operations,
+     * each at least META_GAP_MIN_NS; the metadata server's outages show
+     * here while data I/O to open files may go on. */
+    struct meta_gap gaps[META_GAPS];
+    unsigned ngaps;
+    uint64_t last_done_ns; /* the last operation's completion */
 
     /* The journal (run only); see the top of this file. */
     struct jlog *log;
@@ -96,6 +112,12 @@ struct meta_stream {
     uint64_t journal_records, durability_points;
     uint64_t names_checked, names_reverted, sizes_short;
 };
+
+/* The longest gap of streams[0..n) that overlaps [from_ns, to_ns] (all of
+ * the run: 0, UINT64_MAX), its length in ns into *gap (may be NULL); 0 when
+ * none is as long as META_GAP_MIN_NS. */
+uint64_t meta_longest_gap(const struct meta_stream *streams, unsigned n, uint64_t from_ns,
+                          uint64_t to_ns, struct meta_gap *gap);
 
 /* Prepares stream index under root (creating meta-S unless `existing`).
  * 0, or -1 with s->err. */

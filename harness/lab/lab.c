@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@
 #define KINDS(X)                                                                               \
     X(lab_iscsi)                                                                               \
     X(lab_gluster)                                                                             \
+    X(lab_ceph)                                                                                \
     /* one line per lab kind, each ending in a backslash */
 
 #define DECLARE(kind) extern const struct lab_kind kind;
@@ -127,6 +130,23 @@ int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen)
     }
     snprintf(out, n, "%s", p);
     return 0;
+}
+
+int lab_server_namespaces(const struct lab_host *h)
+{
+    if (unshare(CLONE_NEWNS | CLONE_NEWUTS) != 0)
+        return errno;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return errno;
+    if (sethostname(h->name, strlen(h->name)) != 0)
+        return errno;
+    return 0;
+}
+
+void lab_pause_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
 }
 
 uint32_t lab_hash(const char *s)

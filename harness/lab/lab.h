@@ -14,6 +14,9 @@
  *                           array on shared storage)
  *   lab_gluster.c  gluster  servers gs1, gs2, gs3 with a replica-3 GlusterFS
  *                           volume, FUSE-mounted in our namespace
+ *   lab_ceph.c     ceph     servers cs1, cs2, cs3 with a CephFS filesystem (a
+ *                           monitor and an OSD each, an active and a standby
+ *                           MDS), mounted with ceph-fuse in our namespace
  *
  * Names (prefix P, "fl" unless FAULTLINE_LAB_PREFIX or --prefix says
  * otherwise; at most 8 characters, starting with "fl"): the switch, its
@@ -123,6 +126,11 @@ struct lab_place {
 };
 
 /* A lab kind: one file, one line in the table of lab.c. */
+/* One thing a lab's server logged, at wall_ns (Unix time, ns): a path-like
+ * event of the run (events.h) named `event`, about `where`. */
+typedef void (*lab_saw_fn)(void *ctx, uint64_t wall_ns, const char *event, const char *where,
+                           const char *detail);
+
 struct lab_kind {
     const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
     const char *summary;     /* what it builds, for `faultline lab --help` */
@@ -168,6 +176,10 @@ struct lab_kind {
      * the volume's name, type, bricks into about; its options, as the
      * volume says them, into options).  NULL: nothing beyond the target. */
     void (*describe)(const struct lab *lab, struct kv_list *about, struct kv_list *options);
+    /* What its servers logged from from_wall_ns on that the run's timeline
+     * needs, each passed to fn (ceph: an MDS given a rank, and active, from
+     * the monitors' cluster log).  NULL: nothing. */
+    void (*happened)(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx);
 };
 
 /* The kinds, and the one called name (NULL: unknown). */
@@ -322,6 +334,15 @@ pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start);
  * and start time; then waits until each is gone.  0 also when the
  * namespace is gone; -1 with err. */
 int lab_kill_all_in(const char *netns, char *err, size_t errlen);
+
+/* In the child that starts a server's first process, inside the host's
+ * network namespace: a mount namespace of its own, in which nothing
+ * mounted reaches ours or the other way, and a UTS namespace whose
+ * hostname is the host's name.  0 or errno. */
+int lab_server_namespaces(const struct lab_host *h);
+
+/* Sleeps ms milliseconds: the kinds' bounded polling loops. */
+void lab_pause_ms(unsigned ms);
 
 /* fnv-1a of a string: names that follow from a prefix. */
 uint32_t lab_hash(const char *s);

@@ -43,7 +43,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +52,6 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../lib/clock.h"
@@ -139,12 +137,6 @@ static void gluster_lay_out(struct lab *lab)
     }
 }
 
-static void pause_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* --- one server --- */
 
 /* Runs in the child, inside the host's network namespace, before glusterd
@@ -154,13 +146,9 @@ static int server_setup(void *ctx)
     const struct lab_host *h = ctx;
     char src[256], img[256], brick[200];
     brick_of(h, brick, sizeof brick);
-    if (unshare(CLONE_NEWNS | CLONE_NEWUTS) != 0)
-        return errno;
-    /* Nothing mounted here may reach our namespace, or the other way. */
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return errno;
-    if (sethostname(h->name, strlen(h->name)) != 0)
-        return errno;
+    int e = lab_server_namespaces(h);
+    if (e != 0)
+        return e;
     snprintf(src, sizeof src, "%s/glusterd", h->home);
     if (mount(src, "/var/lib/glusterd", NULL, MS_BIND, NULL) != 0)
         return errno;
@@ -292,7 +280,7 @@ static int wait_cli(const struct lab *lab, const char *via, const char *const ar
                      args[1] ? args[1] : "", want, seconds, out);
             return -1;
         }
-        pause_ms(200);
+        lab_pause_ms(200);
     }
 }
 
@@ -638,7 +626,7 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
                      "cut of %s", img, h->name);
             return -1;
         }
-        pause_ms(50);
+        lab_pause_ms(50);
     }
     uint64_t t1 = mono_ns();
     if (gluster_restart(lab, h, fd, err, errlen) != 0)

@@ -208,6 +208,12 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
     report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
     report_json_maybe(j, "heal_s", x->heal_measured && x->healed, x->heal_s);
+    /* the metadata streams' own stall in the fault's span (this process's
+     * streams: null where only the clients' counts came back) */
+    bool meta = x->injected && r->meta_streams && r->nmeta && strcmp(r->mode, "run") == 0;
+    report_json_maybe(j, "metadata_stall_s", meta,
+                      secs(meta ? meta_longest_gap(r->meta_streams, r->nmeta, x->inject_ns,
+                                                   x->until_ns, NULL) : 0));
     report_json_maybe(j, "analysed_until", x->injected, secs(x->until_ns));
     json_key(j, "path_events");
     json_arr_begin(j);
@@ -673,6 +679,15 @@ static void json_metadata(struct json *j, const struct report *r)
         json_u64(j, ops[k]);
     }
     json_obj_end(j);
+    /* The longest time no metadata operation completed (this process's
+     * streams; null where only the clients' counts came back, or in a
+     * verify), and when: the metadata server's outage, apart from data I/O. */
+    struct meta_gap g = {0, 0};
+    bool ran = r->meta_streams && strcmp(r->mode, "run") == 0;
+    uint64_t longest = ran ? meta_longest_gap(r->meta_streams, r->nmeta, 0, UINT64_MAX, &g) : 0;
+    report_json_maybe(j, "max_stall_s", ran, secs(longest));
+    report_json_maybe(j, "stall_from", ran && longest, secs(g.from_ns));
+    report_json_maybe(j, "stall_to", ran && longest, secs(g.to_ns));
     /* The names' check and the streams' journals (this process's streams;
      * 0 where only the clients' counts came back). */
     uint64_t checked = 0, reverted = 0, shorter = 0, rebuilt = 0, records = 0, torn = 0,
@@ -830,6 +845,14 @@ static void text_recovery(FILE *f, const struct report *r, const struct recovery
         fprintf(f, "      latency p50 %.3f s, p99 %.3f s, max %.3f s (I/Os completed from the "
                    "inject to the recovery)\n", x->latency_p50_s, x->latency_p99_s,
                 x->latency_max_s);
+    struct meta_gap g;
+    uint64_t mstall = r->meta_streams && strcmp(r->mode, "run") == 0
+                          ? meta_longest_gap(r->meta_streams, r->nmeta, x->inject_ns,
+                                             x->until_ns, &g)
+                          : 0;
+    if (mstall)
+        fprintf(f, "      metadata stall %.3f s (no metadata operation done from %.3f to "
+                   "%.3f s)\n", secs(mstall), secs(g.from_ns), secs(g.to_ns));
     if (x->heal_measured && x->healed)
         fprintf(f, "      healed %.3f s after the clear (nothing left in gluster volume heal "
                    "info)\n", x->heal_s);
@@ -987,6 +1010,14 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                 fprintf(f, "%s%s %" PRIu64, k ? ", " : "", meta_op_name((enum meta_op)k),
                         ops[k]);
             fprintf(f, "), %" PRIu64 " failed\n", errors);
+            struct meta_gap g;
+            uint64_t longest =
+                r->meta_streams ? meta_longest_gap(r->meta_streams, r->nmeta, 0, UINT64_MAX, &g)
+                                : 0;
+            if (longest)
+                fprintf(f, "             longest with no metadata operation done: %.3f s "
+                           "(%.3f-%.3f s)\n",
+                        secs(longest), secs(g.from_ns), secs(g.to_ns));
         }
         uint64_t checked = 0, reverted = 0, shorter = 0;
         unsigned rebuilt = 0;

@@ -6,7 +6,8 @@
  * either way; the model survives save and load; after a crash the model is
  * rebuilt from the stream's journal (no finding on a healthy tree, a torn
  * tail is cut off, a durable name taken away is found, another run's
- * journal refused).
+ * journal refused); a time in which no operation completes is kept as the
+ * stream's stall, found by the span it overlaps.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -299,6 +301,33 @@ static void closed_journal_uses_the_model(void **state)
     free(t);
 }
 
+/* The stream stops for 400 ms (as while a metadata server is replaced):
+ * that gap is its longest, told for any span that overlaps it and for no
+ * span before it. */
+static void a_pause_is_the_streams_stall(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s);
+    uint64_t t0;
+    run_briefly(s, &t0);
+    uint64_t paused = mono_ns() - t0;
+    struct timespec ts = {0, 400000000L};
+    nanosleep(&ts, NULL);
+    volatile sig_atomic_t stop = 0;
+    meta_run(s, t0, mono_ns() - t0 + 100000000ull, &stop);
+    struct meta_gap g;
+    uint64_t longest = meta_longest_gap(s, 1, 0, UINT64_MAX, &g);
+    assert_true(longest >= 400000000ull);
+    assert_int_equal(longest, g.to_ns - g.from_ns);
+    assert_true(g.from_ns <= paused && g.to_ns >= paused + 400000000ull);
+    assert_int_equal(meta_longest_gap(s, 1, paused + 100000000ull, paused + 200000000ull, NULL),
+                     longest);
+    assert_true(meta_longest_gap(s, 1, 0, g.from_ns - 1, NULL) < longest);
+    assert_true(s->ngaps >= 1 && s->ngaps <= META_GAPS);
+    meta_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +337,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(model_survives_save_and_load, setup, teardown),
         cmocka_unit_test_setup_teardown(model_rebuilt_from_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(closed_journal_uses_the_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_pause_is_the_streams_stall, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,7 +145,7 @@ static void iscsi_targets_take_portals_or_the_lab(void **state)
                  "only for kind = iscsi");
     expect_error("[target]\nkind = iscsi\nportals = iscsi://a/b/1\ncommand_timeout = 10ms\n",
                  "t.scn:4:", "too short");
-    expect_error("[scenario]\nlab = ceph\n", "t.scn:2:", "none|iscsi|gluster");
+    expect_error("[scenario]\nlab = lustre\n", "t.scn:2:", "none|iscsi|gluster|ceph");
     expect_error("[lab]\nwrite_cache = sometimes\n", "t.scn:2:", "yes or no");
 }
 

@@ -1,0 +1,1065 @@
+/*
+ * lab_ceph — the CephFS lab: three servers, each a monitor and an OSD, two
+ * metadata servers (one active, one standby), a manager, a filesystem with
+ * replicated pools of size 3, a FUSE client.
+ *
+ *   switch      P-csw               switch ports  P-csw-c, P-csw-1..3
+ *   client      P-ccli              198.18.X.1/24, the ceph-fuse mount
+ *   cs1..cs3    namespace P-ceph-csN, eth0 198.18.X.2N/24, hostname csN:
+ *               mon.csN and osd.(N-1) (bluestore on a sparse file of
+ *               [lab] size); mds.cs1 (started first: the active one) and
+ *               mds.cs2 (the standby); mgr.cs1
+ *   pools       P-meta and P-data, 16 placement groups each, size 3,
+ *               min_size 2; the filesystem P-fs over them
+ *   files       LAB_DATA_DIR/P-ceph: ceph.conf, ceph.keyring (every
+ *               entity's key, imported by the monitors' mkfs), csN/ (each
+ *               server's daemons' data), log/, run/ (admin sockets)
+ *   mount       LAB_DATA_DIR/P-ceph/mnt (ceph-fuse as client.admin)
+ *
+ * A server's first daemon is started in a child that enters the host's
+ * network namespace and unshares a mount and UTS namespace of its own with
+ * the host's name as hostname: a daemon places itself in the cluster's map
+ * under it (each OSD under its own CRUSH host, so that size-3 pools find
+ * three hosts).  Every later daemon of that server, and the ceph CLI, joins
+ * the namespaces of a live daemon of it (proc_place.join).  Daemons run in
+ * the foreground (-f), so the PID recorded is theirs; `lab down` kills
+ * every process of each server's network namespace by PID.
+ *
+ * For faults, a server's processes are its monitor (the default, or
+ * process = mon), osd, mds (cs1, cs2) and mgr (cs1), each started again by
+ * restart with whatever else of the server is missing; the client's is
+ * ceph-fuse, mounted again.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/jread.h"
+#include "../../lib/proc.h"
+#include "../../lib/units.h"
+#include "lab.h"
+
+#define NSERVERS 3
+#define PG_NUM "16"
+#define CLI_TIMEOUT_MS 30000
+#define SECOND 1000000000ull
+
+/* Its [lab] keys: what the outages of a Ceph cluster depend on. */
+struct ceph_lab_opts {
+    uint64_t mds_beacon_grace_ns, mds_beacon_interval_ns, mon_tick_interval_ns;
+    uint64_t mds_beacon_mon_down_grace_ns, osd_heartbeat_grace_ns, client_mount_timeout_ns;
+    bool standby_replay;
+};
+_Static_assert(sizeof(struct ceph_lab_opts) <= LAB_OPTS_MAX, "ceph lab options");
+
+#define OPT(field) LAB_OPT(struct ceph_lab_opts, field)
+
+static const struct key_def ceph_keys[] = {
+    {"mds_beacon_grace", KEY_DURATION, "15s", NULL, OPT(mds_beacon_grace_ns), SECOND,
+     3600 * SECOND, "ceph: how long the monitors wait for an MDS's beacon before they replace "
+     "it with a standby (whole seconds)", 0},
+    {"mds_beacon_interval", KEY_DURATION, "4s", NULL, OPT(mds_beacon_interval_ns), SECOND,
+     3600 * SECOND, "ceph: how often an MDS sends the monitors a beacon (whole seconds)", 0},
+    {"mon_tick_interval", KEY_DURATION, "5s", NULL, OPT(mon_tick_interval_ns), SECOND,
+     3600 * SECOND, "ceph: how often a monitor checks its beacons and timers (whole seconds)",
+     0},
+    {"mds_beacon_mon_down_grace", KEY_DURATION, "60s", NULL, OPT(mds_beacon_mon_down_grace_ns),
+     SECOND, 3600 * SECOND, "ceph: while the monitors' quorum is younger than this, they replace "
+     "no MDS (whole seconds; a lab's quorum is seconds old, a cluster's in production days)", 0},
+    {"standby_replay", KEY_BOOL, "no", NULL, OPT(standby_replay), 0, 0,
+     "ceph: the standby MDS follows the active one's journal (standby-replay), for a quicker "
+     "takeover", 0},
+    {"osd_heartbeat_grace", KEY_DURATION, "20s", NULL, OPT(osd_heartbeat_grace_ns), SECOND,
+     3600 * SECOND, "ceph: how long OSDs wait for a peer's heartbeat before they report it down "
+     "(whole seconds)", 0},
+    {"client_mount_timeout", KEY_DURATION, "300s", NULL, OPT(client_mount_timeout_ns), SECOND,
+     3600 * SECOND, "ceph: how long ceph-fuse waits for the cluster when it mounts (whole "
+     "seconds)", 0},
+};
+
+/* Its own names, from the prefix. */
+struct ceph_lab {
+    char fs[32], meta[32], data[32];
+    char fsid[40];
+    char conf[160], keyring[160], mount[160];
+};
+_Static_assert(sizeof(struct ceph_lab) <= LAB_PRIV_MAX, "ceph lab names");
+
+static struct ceph_lab *priv(const struct lab *lab)
+{
+    return LAB_PRIV((struct lab *)lab, struct ceph_lab);
+}
+
+static const struct ceph_lab_opts *opts(const struct lab *lab)
+{
+    return LAB_OPTS(&lab->opts, const struct ceph_lab_opts);
+}
+
+static unsigned seconds(uint64_t ns)
+{
+    return (unsigned)(ns / SECOND);
+}
+
+/* --- the daemons of a server --- */
+
+/* A daemon type: its program, and which servers (1..3) run one. */
+struct daemon_type {
+    const char *type; /* process = TYPE */
+    const char *comm; /* its program, as /proc/PID/comm names it */
+    unsigned on;      /* bit N: csN runs one */
+};
+
+static const struct daemon_type daemons[] = {
+    {"mon", "ceph-mon", 0xe},
+    {"mgr", "ceph-mgr", 0x2},
+    {"osd", "ceph-osd", 0xe},
+    {"mds", "ceph-mds", 0x6},
+};
+#define NDAEMONS (sizeof daemons / sizeof daemons[0])
+
+static const struct daemon_type *daemon_of(const char *type)
+{
+    for (size_t i = 0; i < NDAEMONS; i++)
+        if (strcmp(daemons[i].type, type) == 0)
+            return &daemons[i];
+    return NULL;
+}
+
+static unsigned server_no(const struct lab_host *h)
+{
+    return h->netns[0] && strncmp(h->name, "cs", 2) == 0 ? (unsigned)atoi(h->name + 2) : 0;
+}
+
+static bool runs(const struct daemon_type *d, const struct lab_host *h)
+{
+    unsigned n = server_no(h);
+    return n >= 1 && n <= NSERVERS && (d->on >> n & 1);
+}
+
+/* The daemon's id: mon, mgr and mds by host name, the OSD by number. */
+static void daemon_id(const struct daemon_type *d, const struct lab_host *h, char *out, size_t n)
+{
+    if (strcmp(d->type, "osd") == 0)
+        snprintf(out, n, "%u", server_no(h) - 1);
+    else
+        snprintf(out, n, "%s", h->name);
+}
+
+/* A live process of host h whose program is `comm` (NULL: any Ceph
+ * daemon, which has the server's own namespaces: not its sshd). */
+struct find {
+    const char *comm;
+    pid_t pid;
+    uint64_t start;
+};
+
+static int match(void *ctx, const struct proc_seen *p)
+{
+    struct find *f = ctx;
+    bool ours = f->comm ? strcmp(p->comm, f->comm) == 0 : strncmp(p->comm, "ceph-", 5) == 0;
+    if (!ours || proc_state(p->pid, p->start) != PROC_RUNNING)
+        return 0;
+    f->pid = p->pid;
+    f->start = p->start;
+    return 1;
+}
+
+static pid_t live_daemon(const struct lab_host *h, const char *comm, uint64_t *start)
+{
+    struct find f = {.comm = comm};
+    if (h->netns[0])
+        proc_each_in_netns(h->netns, match, &f);
+    *start = f.start;
+    return f.pid;
+}
+
+/* Runs in the child of a server's first daemon, inside its network
+ * namespace: a mount and UTS namespace of its own, named after the host. */
+static int server_setup(void *ctx)
+{
+    return lab_server_namespaces(ctx);
+}
+
+/* Where a daemon of h starts: with its running daemons, else afresh. */
+static void place_of(const struct lab_host *h, struct proc_place *at)
+{
+    uint64_t start = 0;
+    pid_t with = live_daemon(h, NULL, &start);
+    if (with)
+        *at = (struct proc_place){.join = with, .join_start = start};
+    else
+        *at = (struct proc_place){.netns = h->netns, .setup = server_setup, .ctx = (void *)h};
+}
+
+/* Starts daemon d of h in the foreground; the monitor is the host's
+ * service, its PID recorded. */
+static int start_daemon(const struct lab *lab, struct lab_host *h, const struct daemon_type *d,
+                        int fd, char *err, size_t errlen)
+{
+    char id[16], log[256];
+    daemon_id(d, h, id, sizeof id);
+    snprintf(log, sizeof log, "%s/log/%s.%s.out", lab->dir, d->type, id);
+    char *argv[] = {(char *)d->comm, "-f", "-c", priv(lab)->conf, "-i", id, NULL};
+    struct proc_place at;
+    place_of(h, &at);
+    pid_t pid;
+    uint64_t start;
+    if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
+        return -1;
+    if (strcmp(d->type, "mon") != 0)
+        return 0;
+    h->pid = pid;
+    h->start = start;
+    return lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)pid,
+                   (unsigned long long)start);
+}
+
+/* Starts every daemon of server h that is not running, the monitor first
+ * (the others ask it for their maps). */
+static int run_missing(const struct lab *lab, struct lab_host *h, int fd, char *err,
+                       size_t errlen)
+{
+    for (size_t i = 0; i < NDAEMONS; i++) {
+        uint64_t start;
+        if (!runs(&daemons[i], h) || live_daemon(h, daemons[i].comm, &start))
+            continue;
+        if (start_daemon(lab, h, &daemons[i], fd, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* --- the ceph CLI --- */
+
+/* Runs `ceph ARGS` in the namespaces of a live daemon of the lab (a
+ * monitor preferred), so that it works while the client's cable is out.
+ * Exit status, or -1; out holds the output or why it could not run. */
+static int ceph_cli(const struct lab *lab, const char *const args[], char *out, size_t outlen,
+                    int timeout_ms)
+{
+    struct proc_place at = {0};
+    for (int pass = 0; pass < 2 && !at.join; pass++)
+        for (unsigned i = 1; i < lab->nhosts && !at.join; i++)
+            at.join = live_daemon(&lab->hosts[i], pass ? NULL : "ceph-mon", &at.join_start);
+    if (!at.join) {
+        snprintf(out, outlen, "no Ceph daemon runs in the lab");
+        return -1;
+    }
+    char timeout[16];
+    snprintf(timeout, sizeof timeout, "%d", timeout_ms / 2000 > 0 ? timeout_ms / 2000 : 1);
+    char *argv[40];
+    int n = 0;
+    argv[n++] = "ceph";
+    argv[n++] = "-c";
+    argv[n++] = (char *)priv(lab)->conf;
+    argv[n++] = "--connect-timeout";
+    argv[n++] = timeout;
+    for (int i = 0; args[i] && n < 39; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
+}
+
+/* A ceph command that must succeed; err names it and its output. */
+static int cli_ok(const struct lab *lab, const char *const args[], char *err, size_t errlen)
+{
+    char out[2048];
+    int rc = ceph_cli(lab, args, out, sizeof out, CLI_TIMEOUT_MS);
+    if (rc == 0)
+        return 0;
+    size_t used = (size_t)snprintf(err, errlen, "ceph");
+    for (int i = 0; args[i] && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, " %s", args[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, " failed (%d): %.600s", rc, out);
+    return -1;
+}
+
+/* What `ceph status -f json` says of the cluster. */
+struct cluster_view {
+    unsigned quorum, mons;
+    char quorum_names[64];
+    unsigned osds, osds_up, osds_in;
+    unsigned pgs, pgs_clean, pgs_active;
+    char active[16];       /* the active MDS ("" none) */
+    unsigned mds_standby;  /* standbys, standby-replay included */
+    char health[32];
+};
+
+/* A number at path in doc, or 0. */
+static unsigned num_at(const struct jv *doc, const char *path)
+{
+    double v = 0;
+    return jv_num(jv_path(doc, path), &v) && v > 0 ? (unsigned)v : 0;
+}
+
+static int cluster_view(const struct lab *lab, struct cluster_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    const char *status[] = {"status", "-f", "json", NULL};
+    char *out = malloc(65536);
+    if (!out) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ceph_cli(lab, status, out, 65536, CLI_TIMEOUT_MS);
+    struct jv *doc = NULL;
+    char why[256];
+    if (rc != 0 || jv_parse(out, strlen(out), &doc, why, sizeof why) != 0) {
+        snprintf(err, errlen, "ceph status: %s%.300s", rc != 0 ? "" : "not JSON: ",
+                 rc != 0 ? out : why);
+        free(out);
+        return -1;
+    }
+    free(out);
+    const struct jv *names = jv_get(doc, "quorum_names");
+    v->quorum = (unsigned)jv_len(names);
+    for (size_t i = 0, used = 0; i < jv_len(names) && used < sizeof v->quorum_names; i++)
+        used += (size_t)snprintf(v->quorum_names + used, sizeof v->quorum_names - used, "%s%s",
+                                 i ? "," : "", jv_str(jv_at(names, i)) ? jv_str(jv_at(names, i))
+                                                                       : "?");
+    v->mons = num_at(doc, "monmap.num_mons");
+    v->osds = num_at(doc, "osdmap.num_osds");
+    v->osds_up = num_at(doc, "osdmap.num_up_osds");
+    v->osds_in = num_at(doc, "osdmap.num_in_osds");
+    v->pgs = num_at(doc, "pgmap.num_pgs");
+    const struct jv *states = jv_path(doc, "pgmap.pgs_by_state");
+    for (size_t i = 0; i < jv_len(states); i++) {
+        const char *name = jv_str(jv_get(jv_at(states, i), "state_name"));
+        unsigned count = num_at(jv_at(states, i), "count");
+        if (name && strcmp(name, "active+clean") == 0)
+            v->pgs_clean += count;
+        if (name && strncmp(name, "active", 6) == 0)
+            v->pgs_active += count;
+    }
+    const struct jv *ranks = jv_path(doc, "fsmap.by_rank");
+    for (size_t i = 0; i < jv_len(ranks); i++) {
+        const char *st = jv_str(jv_get(jv_at(ranks, i), "status"));
+        const char *name = jv_str(jv_get(jv_at(ranks, i), "name"));
+        if (st && name && strcmp(st, "up:active") == 0)
+            snprintf(v->active, sizeof v->active, "%s", name);
+        else if (st && strcmp(st, "up:standby-replay") == 0)
+            v->mds_standby++;
+    }
+    v->mds_standby += num_at(doc, "fsmap.up:standby");
+    const char *health = jv_str(jv_path(doc, "health.status"));
+    snprintf(v->health, sizeof v->health, "%s", health ? health : "?");
+    jv_free(doc);
+    return 0;
+}
+
+/* What a wait waits for. */
+typedef bool (*view_test)(const struct lab *lab, const struct cluster_view *v);
+
+static bool quorum_formed(const struct lab *lab, const struct cluster_view *v)
+{
+    (void)lab;
+    return v->quorum == NSERVERS;
+}
+
+static bool osds_up(const struct lab *lab, const struct cluster_view *v)
+{
+    (void)lab;
+    return v->osds == NSERVERS && v->osds_up == NSERVERS && v->osds_in == NSERVERS;
+}
+
+static bool pgs_active(const struct lab *lab, const struct cluster_view *v)
+{
+    (void)lab;
+    return v->pgs > 0 && v->pgs_active == v->pgs;
+}
+
+static bool mds_active(const struct lab *lab, const struct cluster_view *v)
+{
+    (void)lab;
+    return v->active[0] != '\0';
+}
+
+static bool mds_ready(const struct lab *lab, const struct cluster_view *v)
+{
+    (void)lab;
+    return v->active[0] != '\0' && v->mds_standby >= 1;
+}
+
+/* Waits (bounded) until test holds; err says what was seen last. */
+static int wait_view(const struct lab *lab, view_test test, const char *what, unsigned secs,
+                     char *err, size_t errlen)
+{
+    uint64_t until = mono_ns() + secs * SECOND;
+    struct cluster_view v;
+    char last[512] = "no answer";
+    for (;;) {
+        if (cluster_view(lab, &v, last, sizeof last) == 0) {
+            if (test(lab, &v))
+                return 0;
+            snprintf(last, sizeof last, "quorum %u of %u (%s), OSDs %u up and %u in of %u, "
+                     "placement groups %u active of %u, MDS active '%s' with %u standby, %s",
+                     v.quorum, v.mons, v.quorum_names, v.osds_up, v.osds_in, v.osds,
+                     v.pgs_active, v.pgs, v.active, v.mds_standby, v.health);
+        }
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "no %s within %u s: %s", what, secs, last);
+            return -1;
+        }
+        lab_pause_ms(1000); /* each question starts the ceph CLI: 0.4 s of CPU */
+    }
+}
+
+/* --- building it --- */
+
+static void ceph_lay_out(struct lab *lab)
+{
+    const char *P = lab->prefix;
+    struct ceph_lab *c = priv(lab);
+    snprintf(lab->bridge, sizeof lab->bridge, "%s-csw", P);
+    snprintf(c->fs, sizeof c->fs, "%s-fs", P);
+    snprintf(c->meta, sizeof c->meta, "%s-meta", P);
+    snprintf(c->data, sizeof c->data, "%s-data", P);
+    snprintf(c->conf, sizeof c->conf, "%s/ceph.conf", lab->dir);
+    snprintf(c->keyring, sizeof c->keyring, "%s/ceph.keyring", lab->dir);
+    snprintf(c->mount, sizeof c->mount, "%s/mnt", lab->dir);
+    /* The cluster's id follows from the prefix, like every other name. */
+    uint32_t a = lab_hash(lab->dir), b = lab_hash(P);
+    snprintf(c->fsid, sizeof c->fsid, "%08x-%04x-4%03x-8%03x-%08x%04x", a, b & 0xffff,
+             (b >> 16) & 0xfff, a & 0xfff, b, a >> 16);
+    lab->nhosts = 1 + NSERVERS;
+    lab_lay_out_client(lab, "ccli");
+    snprintf(lab->hosts[0].log, sizeof lab->hosts[0].log, "%s/log/client.out", lab->dir);
+    snprintf(lab->hosts[0].service, sizeof lab->hosts[0].service, "ceph-fuse");
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        struct lab_host *h = &lab->hosts[i];
+        char name[16], port[16];
+        snprintf(name, sizeof name, "cs%u", i);
+        snprintf(port, sizeof port, "%s-csw-%u", P, i);
+        lab_lay_out_server(lab, h, name, port, 20 + i);
+        snprintf(h->service, sizeof h->service, "ceph-mon");
+        snprintf(h->home, sizeof h->home, "%s/cs%u", lab->dir, i);
+        snprintf(h->log, sizeof h->log, "%s/log/mon.cs%u.out", lab->dir, i);
+    }
+}
+
+static int write_conf(const struct lab *lab, char *err, size_t errlen)
+{
+    const struct ceph_lab *c = priv(lab);
+    const struct ceph_lab_opts *o = opts(lab);
+    FILE *f = fopen(c->conf, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot create %s: %s", c->conf, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# the CephFS lab %s (faultline lab up ceph)\n[global]\nfsid = %s\nmon_host = ",
+            lab->prefix, c->fsid);
+    for (unsigned i = 1; i <= NSERVERS; i++)
+        fprintf(f, "%s[v2:%s:3300,v1:%s:6789]", i > 1 ? "," : "", lab->hosts[i].addr,
+                lab->hosts[i].addr);
+    fprintf(f,
+            "\npublic_network = 198.18.%u.0/24\n"
+            "auth_cluster_required = cephx\nauth_service_required = cephx\n"
+            "auth_client_required = cephx\n"
+            "keyring = %s\n"
+            "ms_bind_ipv4 = true\nms_bind_ipv6 = false\n"
+            "run_dir = %s/run\n"
+            "admin_socket = %s/run/$cluster-$name.$pid.asok\n"
+            "log_file = %s/log/$name.log\n"
+            "mon_cluster_log_file = %s/log/$name.cluster.log\n"
+            "osd_pool_default_size = 3\nosd_pool_default_min_size = 2\n"
+            "osd_pool_default_pg_autoscale_mode = off\n"
+            "mon_warn_on_insecure_global_id_reclaim_allowed = false\n"
+            "mon_warn_on_pool_no_redundancy = false\n"
+            /* the machine's own disk may be fuller than a cluster's should be */
+            "mon_data_avail_warn = 1\nmon_data_avail_crit = 0\n"
+            "mds_beacon_grace = %u\nmds_beacon_interval = %u\nmon_tick_interval = %u\n"
+            "mds_beacon_mon_down_grace = %u\n"
+            "osd_heartbeat_grace = %u\nclient_mount_timeout = %u\n"
+            /* small enough for 2 cores and a few GiB */
+            "osd_memory_target = 536870912\nbluestore_cache_autotune = false\n"
+            "bluestore_cache_size = 134217728\nmds_cache_memory_limit = 134217728\n"
+            "osd_objectstore = bluestore\nbluestore_block_create = true\n"
+            "bluestore_block_size = %llu\n"
+            "[mon]\nmon_data = %s/$id/mon\n"
+            "[mgr]\nmgr_data = %s/$id/mgr\n"
+            "[mds]\nmds_data = %s/$id/mds\n",
+            lab->subnet, c->keyring, lab->dir, lab->dir, lab->dir, lab->dir,
+            seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns),
+            seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_mon_down_grace_ns),
+            seconds(o->osd_heartbeat_grace_ns), seconds(o->client_mount_timeout_ns),
+            (unsigned long long)lab->opts.size, lab->dir,
+            lab->dir, lab->dir);
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        for (size_t k = 0; k < NDAEMONS; k++) {
+            if (!runs(&daemons[k], h))
+                continue;
+            char id[16];
+            daemon_id(&daemons[k], h, id, sizeof id);
+            fprintf(f, "[%s.%s]\npublic_addr = %s\n", daemons[k].type, id, h->addr);
+            if (strcmp(daemons[k].type, "osd") == 0)
+                fprintf(f, "cluster_addr = %s\nosd_data = %s/osd\n", h->addr, h->home);
+        }
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", c->conf, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs a Ceph tool that needs no cluster (files only); err names it. */
+static int tool(char *const argv[], char *err, size_t errlen)
+{
+    char out[2048];
+    int rc = proc_run(argv, out, sizeof out, 60000);
+    if (rc == 0)
+        return 0;
+    size_t used = 0;
+    for (int i = 0; argv[i] && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? " " : "", argv[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, " failed (%d): %.600s", rc, out);
+    return -1;
+}
+
+/* One keyring with every entity's key and capabilities: the monitors'
+ * mkfs imports all of it, so no daemon needs a key of its own. */
+static int make_keyring(const struct lab *lab, char *err, size_t errlen)
+{
+    char *k = (char *)priv(lab)->keyring;
+    char *mon[] = {"ceph-authtool", "--create-keyring", k, "--gen-key", "-n", "mon.", "--cap",
+                   "mon", "allow *", NULL};
+    char *admin[] = {"ceph-authtool", k, "--gen-key", "-n", "client.admin", "--cap", "mon",
+                     "allow *", "--cap", "osd", "allow *", "--cap", "mds", "allow *", "--cap",
+                     "mgr", "allow *", NULL};
+    if (tool(mon, err, errlen) != 0 || tool(admin, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        char name[32];
+        snprintf(name, sizeof name, "osd.%u", i - 1);
+        char *osd[] = {"ceph-authtool", k, "--gen-key", "-n", name, "--cap", "mon",
+                       "allow profile osd", "--cap", "mgr", "allow profile osd", "--cap", "osd",
+                       "allow *", NULL};
+        if (tool(osd, err, errlen) != 0)
+            return -1;
+        if (runs(daemon_of("mds"), h)) {
+            snprintf(name, sizeof name, "mds.%s", h->name);
+            char *mds[] = {"ceph-authtool", k, "--gen-key", "-n", name, "--cap", "mon",
+                           "allow profile mds", "--cap", "mgr", "allow profile mds", "--cap",
+                           "mds", "allow *", "--cap", "osd", "allow *", NULL};
+            if (tool(mds, err, errlen) != 0)
+                return -1;
+        }
+        if (runs(daemon_of("mgr"), h)) {
+            snprintf(name, sizeof name, "mgr.%s", h->name);
+            char *mgr[] = {"ceph-authtool", k, "--gen-key", "-n", name, "--cap", "mon",
+                           "allow profile mgr", "--cap", "mds", "allow *", "--cap", "osd",
+                           "allow *", NULL};
+            if (tool(mgr, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The monitor map and each monitor's store. */
+static int make_monitors(const struct lab *lab, char *err, size_t errlen)
+{
+    const struct ceph_lab *c = priv(lab);
+    char map[200], fsid[48];
+    snprintf(map, sizeof map, "%s/monmap", lab->dir);
+    snprintf(fsid, sizeof fsid, "%s", c->fsid);
+    char addrs[NSERVERS][96];
+    char *argv[8 + 3 * NSERVERS];
+    int n = 0;
+    argv[n++] = "monmaptool";
+    argv[n++] = "--create";
+    argv[n++] = "--fsid";
+    argv[n++] = fsid;
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        snprintf(addrs[i - 1], sizeof addrs[0], "[v2:%s:3300,v1:%s:6789]", h->addr, h->addr);
+        argv[n++] = "--addv";
+        argv[n++] = (char *)h->name;
+        argv[n++] = addrs[i - 1];
+    }
+    argv[n++] = map;
+    argv[n] = NULL;
+    if (tool(argv, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        char *mkfs[] = {"ceph-mon", "--mkfs", "-c", (char *)c->conf, "-i",
+                        (char *)lab->hosts[i].name, "--monmap", map, "--keyring", (char *)c->keyring,
+                        NULL};
+        if (tool(mkfs, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* An OSD id for each server's store, and the store (bluestore on a sparse
+ * file of [lab] size, made by mkfs); the monitors must be up. */
+static int make_osd(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen)
+{
+    char uuid[48] = "", id[16], path[200];
+    FILE *u = fopen("/proc/sys/kernel/random/uuid", "r");
+    if (!u || !fgets(uuid, sizeof uuid, u)) {
+        snprintf(err, errlen, "cannot read a uuid from /proc/sys/kernel/random/uuid: %s",
+                 strerror(errno));
+        if (u)
+            fclose(u);
+        return -1;
+    }
+    fclose(u);
+    uuid[strcspn(uuid, "\n")] = '\0';
+    snprintf(id, sizeof id, "%u", server_no(h) - 1);
+    const char *create[] = {"osd", "new", uuid, id, NULL};
+    if (cli_ok(lab, create, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/osd", h->home);
+    if (mkdir_p(path, err, errlen) != 0)
+        return -1;
+    /* in the server's namespaces, so that it reaches the monitors as the
+     * OSD will */
+    struct proc_place at;
+    place_of(h, &at);
+    char *mkfs[] = {"ceph-osd", "-c", priv(lab)->conf, "-i", id, "--mkfs", "--osd-uuid", uuid,
+                    NULL};
+    char out[2048];
+    int rc = proc_run_at(&at, mkfs, out, sizeof out, 120000);
+    if (rc != 0) {
+        snprintf(err, errlen, "ceph-osd -i %s --mkfs failed (%d): %.600s", id, rc, out);
+        return -1;
+    }
+    return 0;
+}
+
+/* ceph-fuse of the client, in our namespace, in the foreground (the PID
+ * recorded is the mount's process). */
+static int mount_client(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    const struct ceph_lab *c = priv(lab);
+    struct lab_host *h = &lab->hosts[0];
+    if (lab_rec(fd, err, errlen, "dir %s", c->mount) != 0 || mkdir_p(c->mount, err, errlen) != 0 ||
+        lab_rec(fd, err, errlen, "mount %s", c->mount) != 0)
+        return -1;
+    char logf[200];
+    snprintf(logf, sizeof logf, "%s/log/client.fuse.log", lab->dir);
+    char *argv[] = {"ceph-fuse", "-f", "-c", (char *)c->conf, "-n", "client.admin",
+                    "--log-file", logf, (char *)c->mount, NULL};
+    struct proc_place here = {0};
+    if (proc_spawn_at(&here, argv, h->log, &h->pid, &h->start, err, errlen) != 0 ||
+        lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)h->pid,
+                (unsigned long long)h->start) != 0)
+        return -1;
+    uint64_t until = mono_ns() + 60 * SECOND;
+    for (;;) {
+        struct stat a, b;
+        char parent[200];
+        snprintf(parent, sizeof parent, "%s/..", c->mount);
+        if (stat(c->mount, &a) == 0 && stat(parent, &b) == 0 && a.st_dev != b.st_dev)
+            return 0;
+        if (proc_state(h->pid, h->start) != PROC_RUNNING) {
+            snprintf(err, errlen, "ceph-fuse ended before %s was mounted (see %s and %s)",
+                     c->mount, h->log, logf);
+            return -1;
+        }
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "ceph-fuse has not mounted %s after 60 s (see %s and %s)",
+                     c->mount, h->log, logf);
+            return -1;
+        }
+        lab_pause_ms(100);
+    }
+}
+
+static int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
+{
+    const struct ceph_lab *c = priv(lab);
+    char path[200];
+    static const char *const dirs[] = {"log", "run"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", lab->dir, dirs[i]);
+        if (mkdir_p(path, err, errlen) != 0)
+            return -1;
+    }
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        struct lab_host *h = &lab->hosts[i];
+        if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
+            mkdir_p(h->home, err, errlen) != 0)
+            return -1;
+        for (size_t k = 0; k < NDAEMONS; k++) {
+            snprintf(path, sizeof path, "%s/%s", h->home, daemons[k].type);
+            if (runs(&daemons[k], h) && mkdir_p(path, err, errlen) != 0)
+                return -1;
+        }
+    }
+    if (write_conf(lab, err, errlen) != 0 || make_keyring(lab, err, errlen) != 0 ||
+        make_monitors(lab, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 1; i <= NSERVERS; i++)
+        if (start_daemon(lab, &lab->hosts[i], daemon_of("mon"), fd, err, errlen) != 0)
+            return -1;
+    if (wait_view(lab, quorum_formed, "quorum of the 3 monitors", 60, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        struct lab_host *h = &lab->hosts[i];
+        if (make_osd(lab, h, err, errlen) != 0 ||
+            start_daemon(lab, h, daemon_of("osd"), fd, err, errlen) != 0)
+            return -1;
+    }
+    if (start_daemon(lab, &lab->hosts[1], daemon_of("mgr"), fd, err, errlen) != 0 ||
+        wait_view(lab, osds_up, "3 OSDs up and in", 90, err, errlen) != 0)
+        return -1;
+    const char *meta[] = {"osd", "pool", "create", c->meta, PG_NUM, PG_NUM, "replicated", NULL};
+    const char *data[] = {"osd", "pool", "create", c->data, PG_NUM, PG_NUM, "replicated", NULL};
+    const char *fs[] = {"fs", "new", c->fs, c->meta, c->data, NULL};
+    const char *replay[] = {"fs", "set", c->fs, "allow_standby_replay", "true", NULL};
+    if (cli_ok(lab, meta, err, errlen) != 0 || cli_ok(lab, data, err, errlen) != 0 ||
+        cli_ok(lab, fs, err, errlen) != 0 ||
+        (opts(lab)->standby_replay && cli_ok(lab, replay, err, errlen) != 0))
+        return -1;
+    /* cs1's MDS first, so that it is the active one and cs2's the standby */
+    if (start_daemon(lab, &lab->hosts[1], daemon_of("mds"), fd, err, errlen) != 0 ||
+        wait_view(lab, mds_active, "active MDS", 60, err, errlen) != 0 ||
+        start_daemon(lab, &lab->hosts[2], daemon_of("mds"), fd, err, errlen) != 0 ||
+        wait_view(lab, mds_ready, "standby MDS", 60, err, errlen) != 0 ||
+        wait_view(lab, pgs_active, "active placement groups", 90, err, errlen) != 0)
+        return -1;
+    return mount_client(lab, fd, err, errlen);
+}
+
+/* --- what the monitors logged --- */
+
+/* One MDS line of the cluster log. */
+struct mds_line {
+    uint64_t wall_ns;
+    const char *event; /* "mds-assigned" or "mds-active" */
+    char mds[32];      /* its name: cs1 */
+};
+
+/* The time at the head of a cluster log line ("2026-12-04T13:53:23.815235
+ * +0000"), Unix ns; 0 when the line does not start with one. */
+static uint64_t log_time(const char *line)
+{
+    struct tm tm = {0};
+    unsigned us;
+    char sign;
+    int oh, om;
+    if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%6u%c%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &sign, &oh, &om) != 10 ||
+        (sign != '+' && sign != '-'))
+        return 0;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = timegm(&tm);
+    if (t < 0)
+        return 0;
+    long off = (oh * 60L + om) * 60L * (sign == '+' ? 1 : -1);
+    return (uint64_t)(t - off) * SECOND + us * 1000ull;
+}
+
+/* An MDS given rank 0 in place of a failed one ("... as rank 0 with standby
+ * daemon mds.X", worded a little differently by each release), or when
+ * there was none ("[Standby ]daemon mds.X assigned to filesystem"), or
+ * active in it ("daemon mds.X is now active in filesystem"). */
+static bool mds_line_of(const char *line, struct mds_line *m)
+{
+    static const char replaced[] = "with standby daemon mds.", daemon[] = "daemon mds.";
+    const char *d = strstr(line, replaced);
+    d = d ? d + strlen(replaced) : strstr(line, daemon);
+    if (!d || !(m->wall_ns = log_time(line)))
+        return false;
+    if (strncmp(d, daemon, strlen(daemon)) == 0)
+        d += strlen(daemon);
+    size_t n = strcspn(d, " \n");
+    if (n == 0 || n >= sizeof m->mds)
+        return false;
+    memcpy(m->mds, d, n);
+    m->mds[n] = '\0';
+    if (strstr(line, replaced) || strncmp(d + n, " assigned to filesystem ", 24) == 0)
+        m->event = "mds-assigned";
+    else if (strncmp(d + n, " is now active in filesystem ", 29) == 0)
+        m->event = "mds-active";
+    else
+        return false;
+    return true;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct mds_line *x = a, *y = b;
+    return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
+}
+
+#define MDS_LINES_MAX 64
+
+/* Every monitor keeps the same cluster log (the leader's lines, sent to
+ * all): each file is read, since any monitor may have been down, and the
+ * lines they share are told once. */
+static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
+{
+    struct mds_line seen[MDS_LINES_MAX];
+    size_t n = 0;
+    for (unsigned i = 1; i <= NSERVERS; i++) {
+        char path[256], line[1024];
+        snprintf(path, sizeof path, "%s/log/mon.%s.cluster.log", lab->dir, lab->hosts[i].name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f)) {
+            struct mds_line m;
+            if (!mds_line_of(line, &m) || m.wall_ns < from_wall_ns)
+                continue;
+            bool dup = false;
+            for (size_t k = 0; k < n && !dup; k++)
+                dup = seen[k].wall_ns == m.wall_ns && seen[k].event == m.event &&
+                      strcmp(seen[k].mds, m.mds) == 0;
+            if (!dup && n < MDS_LINES_MAX)
+                seen[n++] = m;
+        }
+        fclose(f);
+    }
+    qsort(seen, n, sizeof seen[0], by_time);
+    for (size_t k = 0; k < n; k++) {
+        const struct lab_host *h = lab_host(lab, seen[k].mds);
+        char where[96], detail[160];
+        snprintf(where, sizeof where, "mds.%s %.40s", seen[k].mds, h ? h->addr : "");
+        snprintf(detail, sizeof detail, "mds.%s %s rank 0 of %.31s (the monitors' cluster log)",
+                 seen[k].mds,
+                 strcmp(seen[k].event, "mds-active") == 0 ? "is active in" : "is given",
+                 priv(lab)->fs);
+        fn(ctx, seen[k].wall_ns, seen[k].event, where, detail);
+    }
+}
+
+/* --- running it --- */
+
+static int ceph_restart(struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen)
+{
+    if (!h->netns[0]) { /* the client: ceph-fuse mounted again */
+        const char *mnt = priv(lab)->mount;
+        if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL) {
+            snprintf(err, errlen, "cannot unmount %s: %s", mnt, strerror(errno));
+            return -1;
+        }
+        return mount_client(lab, fd, err, errlen);
+    }
+    return run_missing(lab, h, fd, err, errlen);
+}
+
+/* mon (the default), mgr, osd and mds by the servers that run them; the
+ * client's ceph-fuse. */
+static int ceph_process(const struct lab *lab, const char *host, const char *process,
+                        struct lab_process *p, char *err, size_t errlen)
+{
+    const struct lab_host *h = lab_host(lab, host);
+    if (!h || lab_is_client_host(h))
+        return 1;
+    *p = (struct lab_process){.restartable = true};
+    if (!h->netns[0]) {
+        if (process[0] && strcmp(process, "ceph-fuse") != 0)
+            return 1;
+        snprintf(p->name, sizeof p->name, "ceph-fuse");
+        p->pid = h->pid;
+        p->start = h->start;
+        return 0;
+    }
+    if (!process[0] || strcmp(process, "ceph-mon") == 0) {
+        snprintf(p->name, sizeof p->name, "mon");
+        p->pid = h->pid;
+        p->start = h->start;
+        return 0;
+    }
+    for (size_t i = 0; i < NDAEMONS; i++) {
+        if (strcmp(process, daemons[i].type) != 0)
+            continue;
+        if (!runs(&daemons[i], h)) {
+            size_t used = (size_t)snprintf(err, errlen, "%s runs no %s (it runs on", host,
+                                           process);
+            for (unsigned k = 1; k <= NSERVERS && used < errlen; k++)
+                if (daemons[i].on >> k & 1)
+                    used += (size_t)snprintf(err + used, errlen - used, " %s",
+                                             lab->hosts[k].name);
+            if (used < errlen)
+                snprintf(err + used, errlen - used, ")");
+            return -1;
+        }
+        snprintf(p->name, sizeof p->name, "%s", daemons[i].type);
+        snprintf(p->comm, sizeof p->comm, "%s", daemons[i].comm);
+        return 0;
+    }
+    return 1;
+}
+
+static bool ceph_healthy(const struct lab *lab, char *why, size_t n)
+{
+    for (unsigned i = 1; i < lab->nhosts; i++) {
+        const struct lab_host *h = &lab->hosts[i];
+        for (size_t k = 0; k < NDAEMONS; k++) {
+            uint64_t start;
+            if (runs(&daemons[k], h) && !live_daemon(h, daemons[k].comm, &start)) {
+                snprintf(why, n, "no %s runs on %s", daemons[k].comm, h->name);
+                return false;
+            }
+        }
+    }
+    const char *mount = priv(lab)->mount;
+    struct stat a, b;
+    char parent[200];
+    snprintf(parent, sizeof parent, "%s/..", mount);
+    if (stat(mount, &a) != 0 || stat(parent, &b) != 0 || a.st_dev == b.st_dev) {
+        snprintf(why, n, "the filesystem is not mounted at %s", mount);
+        return false;
+    }
+    return true;
+}
+
+static void ceph_status(const struct lab *lab, struct json *j, FILE *out)
+{
+    const struct ceph_lab *c = priv(lab);
+    const struct ceph_lab_opts *o = opts(lab);
+    struct cluster_view v;
+    char err[512] = "";
+    bool seen = cluster_view(lab, &v, err, sizeof err) == 0;
+    if (j) {
+        json_key(j, "ceph");
+        json_obj_begin(j);
+        json_key(j, "fsid");
+        json_str(j, c->fsid);
+        json_key(j, "fs");
+        json_str(j, c->fs);
+        json_key(j, "pools");
+        json_arr_begin(j);
+        json_str(j, c->meta);
+        json_str(j, c->data);
+        json_arr_end(j);
+        json_key(j, "mount");
+        json_str(j, c->mount);
+        json_key(j, "conf");
+        json_str(j, c->conf);
+        json_key(j, "osd_bytes");
+        json_u64(j, lab->opts.size);
+        json_key(j, "mds_beacon_grace_s");
+        json_u64(j, seconds(o->mds_beacon_grace_ns));
+        json_key(j, "mds_beacon_interval_s");
+        json_u64(j, seconds(o->mds_beacon_interval_ns));
+        json_key(j, "mon_tick_interval_s");
+        json_u64(j, seconds(o->mon_tick_interval_ns));
+        json_key(j, "mds_beacon_mon_down_grace_s");
+        json_u64(j, seconds(o->mds_beacon_mon_down_grace_ns));
+        json_key(j, "standby_replay");
+        json_bool(j, o->standby_replay);
+        json_key(j, "osd_heartbeat_grace_s");
+        json_u64(j, seconds(o->osd_heartbeat_grace_ns));
+        json_key(j, "client_mount_timeout_s");
+        json_u64(j, seconds(o->client_mount_timeout_ns));
+        if (!seen) {
+            json_key(j, "error");
+            json_str(j, err);
+        } else {
+            json_key(j, "quorum");
+            json_u64(j, v.quorum);
+            json_key(j, "quorum_names");
+            json_str(j, v.quorum_names);
+            json_key(j, "osds");
+            json_u64(j, v.osds);
+            json_key(j, "osds_up");
+            json_u64(j, v.osds_up);
+            json_key(j, "osds_in");
+            json_u64(j, v.osds_in);
+            json_key(j, "pgs");
+            json_u64(j, v.pgs);
+            json_key(j, "pgs_active_clean");
+            json_u64(j, v.pgs_clean);
+            json_key(j, "mds_active");
+            json_str(j, v.active);
+            json_key(j, "mds_standby");
+            json_u64(j, v.mds_standby);
+            json_key(j, "health");
+            json_str(j, v.health);
+        }
+        json_obj_end(j);
+        return;
+    }
+    char size[32];
+    format_size(lab->opts.size, size, sizeof size);
+    fprintf(out, "  ceph    fs %s over pools %s and %s (size 3, min_size 2), OSDs of %s "
+                 "(bluestore), fsid %s\n", c->fs, c->meta, c->data, size, c->fsid);
+    fprintf(out, "          mds_beacon_grace %u s, mds_beacon_interval %u s, mon_tick_interval "
+                 "%u s, mds_beacon_mon_down_grace %u s, standby_replay %s, osd_heartbeat_grace "
+                 "%u s\n",
+            seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns),
+            seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_mon_down_grace_ns),
+            o->standby_replay ? "yes" : "no", seconds(o->osd_heartbeat_grace_ns));
+    if (seen)
+        fprintf(out, "          quorum %u of %u (%s), OSDs %u up, %u in of %u, placement groups "
+                     "%u active+clean of %u, MDS active %s with %u standby, %s\n",
+                v.quorum, v.mons, v.quorum_names, v.osds_up, v.osds_in, v.osds, v.pgs_clean,
+                v.pgs, v.active[0] ? v.active : "none", v.mds_standby, v.health);
+    else
+        fprintf(out, "          the cluster does not answer: %s\n", err);
+    fprintf(out, "  mount   %s (ceph-fuse, pid %d %s)\n", c->mount, (int)lab->hosts[0].pid,
+            proc_state_name(proc_state(lab->hosts[0].pid, lab->hosts[0].start)));
+}
+
+/* A files target without path: the filesystem's FUSE mount. */
+static void ceph_place(const struct lab *lab, unsigned client, struct lab_place *p)
+{
+    (void)client; /* client hosts of their own: not yet */
+    const struct ceph_lab *c = priv(lab);
+    snprintf(p->where, sizeof p->where, "%.159s", c->mount);
+    snprintf(p->name, sizeof p->name, "%.31s", c->fs);
+    snprintf(p->desc, sizeof p->desc, "CephFS %.31s mounted at %.159s", c->fs, c->mount);
+}
+
+/* For the manifest: the cluster's version, its filesystem and pools. */
+static void ceph_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
+{
+    const struct ceph_lab *c = priv(lab);
+    const struct ceph_lab_opts *o = opts(lab);
+    const char *version[] = {"version", NULL};
+    char out[512];
+    if (ceph_cli(lab, version, out, sizeof out, 10000) == 0) {
+        out[strcspn(out, "\n")] = '\0';
+        kv_add(about, "version", "%s", out);
+    } else {
+        kv_add(about, "error", "ceph version failed: %.300s", out);
+    }
+    kv_add(about, "fs", "%s", c->fs);
+    kv_add(about, "pools", "%s, %s: replicated, size 3, min_size 2, %s placement groups each",
+           c->meta, c->data, PG_NUM);
+    kv_add(options, "mds_beacon_grace", "%u", seconds(o->mds_beacon_grace_ns));
+    kv_add(options, "mds_beacon_interval", "%u", seconds(o->mds_beacon_interval_ns));
+    kv_add(options, "mon_tick_interval", "%u", seconds(o->mon_tick_interval_ns));
+    kv_add(options, "mds_beacon_mon_down_grace", "%u", seconds(o->mds_beacon_mon_down_grace_ns));
+    kv_add(options, "standby_replay", "%s", o->standby_replay ? "yes" : "no");
+    kv_add(options, "osd_heartbeat_grace", "%u", seconds(o->osd_heartbeat_grace_ns));
+    kv_add(options, "client_mount_timeout", "%u", seconds(o->client_mount_timeout_ns));
+}
+
+const struct lab_kind lab_ceph = {
+    .name = "ceph",
+    .summary = "servers cs1, cs2, cs3 with a CephFS filesystem (3 monitors, 3 OSDs, an active "
+               "and a standby MDS), mounted here with ceph-fuse",
+    .keys = KEY_TABLE(ceph_keys),
+    .default_size = 3ull << 30, /* sparse: bluestore wants room, uses little */
+    .serves = "files",
+    .serves_what = "the embedded CephFS filesystem",
+    .lay_out = ceph_lay_out,
+    .start = ceph_start,
+    .restart = ceph_restart,
+    .healthy = ceph_healthy,
+    .status = ceph_status,
+    .place = ceph_place,
+    .process = ceph_process,
+    .describe = ceph_describe,
+    .happened = ceph_happened,
+};
