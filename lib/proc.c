@@ -94,8 +94,8 @@ enum proc_state proc_state(pid_t pid, uint64_t start)
 
 /* The namespace files a child enters, opened in the parent: nsfd[0] the
  * network namespace, nsfd[1] the mount namespace, nsfd[2] the UTS
- * namespace (-1: stay).  The hostname matters to what runs there: a Ceph
- * daemon places itself in the cluster's map under it. */
+ * namespace (-1: stay).  The hostname matters to what runs there: a
+ * daemon may name itself after it in its cluster. */
 #define PLACE_NS 3
 
 static void close_place(int nsfd[PLACE_NS])

@@ -125,12 +125,12 @@ struct lab_place {
     char desc[2200];   /* for people: "portals A and B", "volume V mounted at M" */
 };
 
-/* A lab kind: one file, one line in the table of lab.c. */
 /* One thing a lab's server logged, at wall_ns (Unix time, ns): a path-like
  * event of the run (events.h) named `event`, about `where`. */
 typedef void (*lab_saw_fn)(void *ctx, uint64_t wall_ns, const char *event, const char *where,
                            const char *detail);
 
+/* A lab kind: one file, one line in the table of lab.c. */
 struct lab_kind {
     const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
     const char *summary;     /* what it builds, for `faultline lab --help` */
