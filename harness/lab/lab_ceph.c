@@ -86,6 +86,8 @@ static const struct key_def ceph_keys[] = {
      "seconds)", 0},
 };
 
+#define NKEYS (sizeof ceph_keys / sizeof ceph_keys[0])
+
 /* Its own names, from the prefix. */
 struct ceph_lab {
     char fs[32], meta[32], data[32];
@@ -922,10 +924,52 @@ static bool ceph_healthy(const struct lab *lab, char *why, size_t n)
     return true;
 }
 
+/* The value of [lab] key k, as the table has it (a duration: whole
+ * seconds; every key of the table is a duration or yes/no). */
+static uint64_t option_secs(const struct lab *lab, const struct key_def *k)
+{
+    uint64_t ns;
+    memcpy(&ns, (const unsigned char *)&lab->opts + k->off, sizeof ns);
+    return seconds(ns);
+}
+
+static bool option_bool(const struct lab *lab, const struct key_def *k)
+{
+    bool b;
+    memcpy(&b, (const unsigned char *)&lab->opts + k->off, sizeof b);
+    return b;
+}
+
+/* For people and the manifest: "15s", "no". */
+static void option_text(const struct lab *lab, const struct key_def *k, char *out, size_t n)
+{
+    if (k->type == KEY_DURATION)
+        snprintf(out, n, "%llus", (unsigned long long)option_secs(lab, k));
+    else
+        snprintf(out, n, "%s", option_bool(lab, k) ? "yes" : "no");
+}
+
+/* For `lab status --json`: durations as whole seconds (NAME_s), yes/no as
+ * booleans. */
+static void json_options(const struct lab *lab, struct json *j)
+{
+    for (size_t k = 0; k < NKEYS; k++) {
+        const struct key_def *d = &ceph_keys[k];
+        char name[48];
+        if (d->type == KEY_DURATION) {
+            snprintf(name, sizeof name, "%s_s", d->name);
+            json_key(j, name);
+            json_u64(j, option_secs(lab, d));
+        } else {
+            json_key(j, d->name);
+            json_bool(j, option_bool(lab, d));
+        }
+    }
+}
+
 static void ceph_status(const struct lab *lab, struct json *j, FILE *out)
 {
     const struct ceph_lab *c = priv(lab);
-    const struct ceph_lab_opts *o = opts(lab);
     struct cluster_view v;
     char err[512] = "";
     bool seen = cluster_view(lab, &v, err, sizeof err) == 0;
@@ -947,20 +991,7 @@ static void ceph_status(const struct lab *lab, struct json *j, FILE *out)
         json_str(j, c->conf);
         json_key(j, "osd_bytes");
         json_u64(j, lab->opts.size);
-        json_key(j, "mds_beacon_grace_s");
-        json_u64(j, seconds(o->mds_beacon_grace_ns));
-        json_key(j, "mds_beacon_interval_s");
-        json_u64(j, seconds(o->mds_beacon_interval_ns));
-        json_key(j, "mon_tick_interval_s");
-        json_u64(j, seconds(o->mon_tick_interval_ns));
-        json_key(j, "mds_beacon_mon_down_grace_s");
-        json_u64(j, seconds(o->mds_beacon_mon_down_grace_ns));
-        json_key(j, "standby_replay");
-        json_bool(j, o->standby_replay);
-        json_key(j, "osd_heartbeat_grace_s");
-        json_u64(j, seconds(o->osd_heartbeat_grace_ns));
-        json_key(j, "client_mount_timeout_s");
-        json_u64(j, seconds(o->client_mount_timeout_ns));
+        json_options(lab, j);
         if (!seen) {
             json_key(j, "error");
             json_str(j, err);
@@ -993,12 +1024,13 @@ static void ceph_status(const struct lab *lab, struct json *j, FILE *out)
     format_size(lab->opts.size, size, sizeof size);
     fprintf(out, "  ceph    fs %s over pools %s and %s (size 3, min_size 2), OSDs of %s "
                  "(bluestore), fsid %s\n", c->fs, c->meta, c->data, size, c->fsid);
-    fprintf(out, "          mds_beacon_grace %u s, mds_beacon_interval %u s, mon_tick_interval "
-                 "%u s, mds_beacon_mon_down_grace %u s, standby_replay %s, osd_heartbeat_grace "
-                 "%u s\n",
-            seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns),
-            seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_mon_down_grace_ns),
-            o->standby_replay ? "yes" : "no", seconds(o->osd_heartbeat_grace_ns));
+    fprintf(out, "         ");
+    for (size_t k = 0; k < NKEYS; k++) {
+        char v[64];
+        option_text(lab, &ceph_keys[k], v, sizeof v);
+        fprintf(out, "%s %s %s", k ? "," : "", ceph_keys[k].name, v);
+    }
+    fputc('\n', out);
     if (seen)
         fprintf(out, "          quorum %u of %u (%s), OSDs %u up, %u in of %u, placement groups "
                      "%u active+clean of %u, MDS active %s with %u standby, %s\n",
@@ -1024,7 +1056,6 @@ static void ceph_place(const struct lab *lab, unsigned client, struct lab_place 
 static void ceph_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
 {
     const struct ceph_lab *c = priv(lab);
-    const struct ceph_lab_opts *o = opts(lab);
     const char *version[] = {"version", NULL};
     char out[512];
     if (ceph_cli(lab, version, out, sizeof out, 10000) == 0) {
@@ -1036,13 +1067,11 @@ static void ceph_describe(const struct lab *lab, struct kv_list *about, struct k
     kv_add(about, "fs", "%s", c->fs);
     kv_add(about, "pools", "%s, %s: replicated, size 3, min_size 2, %s placement groups each",
            c->meta, c->data, PG_NUM);
-    kv_add(options, "mds_beacon_grace", "%u", seconds(o->mds_beacon_grace_ns));
-    kv_add(options, "mds_beacon_interval", "%u", seconds(o->mds_beacon_interval_ns));
-    kv_add(options, "mon_tick_interval", "%u", seconds(o->mon_tick_interval_ns));
-    kv_add(options, "mds_beacon_mon_down_grace", "%u", seconds(o->mds_beacon_mon_down_grace_ns));
-    kv_add(options, "standby_replay", "%s", o->standby_replay ? "yes" : "no");
-    kv_add(options, "osd_heartbeat_grace", "%u", seconds(o->osd_heartbeat_grace_ns));
-    kv_add(options, "client_mount_timeout", "%u", seconds(o->client_mount_timeout_ns));
+    for (size_t k = 0; k < NKEYS; k++) {
+        char v[64];
+        option_text(lab, &ceph_keys[k], v, sizeof v);
+        kv_add(options, ceph_keys[k].name, "%s", v);
+    }
 }
 
 const struct lab_kind lab_ceph = {
