@@ -13,7 +13,7 @@ json "$R" '.sweep.reads' 256 # every block of the 1 MiB file was written
 json "$R" '[.io | has("reads", "writes", "bytes_read", "bytes_written", "errors", "seconds")] | all' true
 
 IMG=$WORK/tamper.img
-printf '\125' | dd of="$IMG" bs=1 seek=$((10 * 4096 + 777)) conv=notrunc status=none
+flip "$IMG" $((10 * 4096 + 777)) # a bit of the byte there, whatever it holds
 dd if=/dev/zero of="$IMG" bs=4096 seek=20 count=1 conv=notrunc status=none
 dd if="$IMG" of="$IMG" bs=4096 skip=40 seek=30 count=1 conv=notrunc status=none
 
