@@ -48,6 +48,9 @@ const struct metric_def run_metrics[M_RUN_COUNT] = {
     [M_HEAL] = {"heal", true, false,
                 "the longest heal_s of any fault (gluster lab: clear until nothing is left to "
                 "heal; one that never healed fails it)"},
+    [M_RECOVER] = {"recover", true, false,
+                   "the longest recover_s of any fault (ceph lab: clear until HEALTH_OK with "
+                   "every placement group active+clean; one that never recovered fails it)"},
     [M_MAX_LATENCY] = {"max_latency", true, false, "the slowest I/O of the workload"},
     [M_IOPS] = {"iops", false, false, "reads and writes per second over the workload"},
     [M_PASS_RATE] = {"pass_rate", false, false,
@@ -89,6 +92,9 @@ const struct metric_def fault_metrics[F_COUNT] = {
     [F_HEAL] = {"heal", true, false,
                 "heal_s: clear until `gluster volume heal VOL info` shows nothing pending "
                 "(gluster lab)"},
+    [F_RECOVER] = {"recover", true, false,
+                   "recover_s: clear until `ceph status` says HEALTH_OK with every placement "
+                   "group active+clean (ceph lab)"},
 };
 
 int run_metric_find(const char *name)

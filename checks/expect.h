@@ -59,6 +59,7 @@ enum run_metric {
     M_MAX_STALL,
     M_RECOVERY,
     M_HEAL,
+    M_RECOVER,
     M_MAX_LATENCY,
     M_IOPS,
     M_PASS_RATE, /* repetitions that passed, in percent (repeats only) */
@@ -75,6 +76,7 @@ enum fault_metric {
     F_FIRST_IO_AFTER_INJECT,
     F_FIRST_IO_AFTER_CLEAR,
     F_HEAL,
+    F_RECOVER,
     F_COUNT
 };
 

@@ -63,9 +63,12 @@ struct recovery {
     bool io_after_inject, io_after_clear;
     double first_io_after_inject_s, first_io_after_clear_s;
     bool lasting;                  /* C > I: a clear to measure from */
-    /* replicated volumes (the gluster lab): clear until nothing is left to heal */
+    /* replicated storage in a lab: clear until it is whole again, in the
+     * lab's word (lab_heal): "heal" (gluster: heal_s) or "recover" (ceph:
+     * recover_s), the name of the metric it is; whole says what that means */
     bool heal_measured, healed;
     double heal_s;
+    const char *heal_word, *heal_whole; /* static strings; NULL unless measured */
 };
 
 /* The baseline from buckets in [warmup_ns, first_inject_ns) (first_inject

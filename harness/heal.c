@@ -8,8 +8,6 @@
 
 #include "../lib/clock.h"
 
-#define HEAL_POLL_MS 500
-
 static void add_sample(struct heal_watch *w, long pending)
 {
     pthread_mutex_lock(&w->mu);
@@ -32,17 +30,19 @@ static void *watch(void *arg)
     struct heal_watch *w = arg;
     while (!atomic_load(&w->stop)) {
         char err[512];
-        long pending = w->lab.kind->heal_pending(&w->lab, err, sizeof err);
-        if (pending < 0) {
-            pthread_mutex_lock(&w->mu);
+        long pending = w->lab.kind->heal->pending(&w->lab, err, sizeof err);
+        pthread_mutex_lock(&w->mu);
+        if (pending < 0)
             snprintf(w->err, sizeof w->err, "%s", err);
-            pthread_mutex_unlock(&w->mu);
-        }
+        else
+            snprintf(w->what, sizeof w->what, "%s", err);
+        pthread_mutex_unlock(&w->mu);
         add_sample(w, pending);
         if (atomic_load(&w->finishing) &&
             (pending == 0 || mono_ns() >= atomic_load(&w->deadline)))
             break;
-        struct timespec ts = {0, HEAL_POLL_MS * 1000000L};
+        unsigned ms = w->lab.kind->heal->poll_ms;
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
     }
     return NULL;
@@ -106,11 +106,11 @@ void heal_watch_last(struct heal_watch *w, char *out, size_t n)
     else if (i == 0)
         snprintf(out, n, "no answer: the last question failed: %s", w->err);
     else if (i == w->n)
-        snprintf(out, n, "%ld entries still to heal", w->s[i - 1].pending);
+        snprintf(out, n, "%s", w->what);
     else
-        snprintf(out, n, "%ld entries still to heal at the last answer, %.1f s before the end; "
+        snprintf(out, n, "%s at the last answer, %.1f s before the end; "
                  "the %zu questions after it failed, the last: %s",
-                 w->s[i - 1].pending, (double)(w->s[w->n - 1].t_ns - w->s[i - 1].t_ns) / 1e9,
+                 w->what, (double)(w->s[w->n - 1].t_ns - w->s[i - 1].t_ns) / 1e9,
                  w->n - i, w->err);
     pthread_mutex_unlock(&w->mu);
 }

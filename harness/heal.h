@@ -1,14 +1,16 @@
 /*
- * heal — how long a replicated volume takes to heal after each fault.
+ * heal — how long a lab's replicated storage takes to be whole again after
+ * each fault: the gluster volume's heal, the ceph cluster's recovery.
  *
- * With a lab whose kind heals (lab_kind.heal_pending: the gluster lab asks
- * `gluster volume heal VOL info summary`), a thread asks about twice a
- * second from the start of the workload how many entries are still to heal
- * (a replica that cannot answer counts as pending).  After the workload
- * and the sweep it goes on until nothing is pending or `heal_wait` has
- * passed.  A fault's heal_s is from its clear
- * (the server back) to the first answer with nothing pending; a fault whose
- * volume never healed within the wait has none, and `expect_heal` fails.
+ * With a lab whose kind heals (lab_kind.heal: gluster asks `gluster volume
+ * heal VOL info summary` twice a second; ceph asks `ceph status` every 2 s,
+ * as each question costs 0.4 s of CPU), a thread asks from the start of the
+ * workload what is still pending (a question that fails counts as
+ * pending).  After the workload and the sweep it goes on until nothing is
+ * pending or `heal_wait` has passed.  A fault's time (heal_s, recover_s:
+ * lab_heal.word) is from its clear (the server back) to the first answer
+ * with nothing pending; a fault after which the storage was never whole
+ * within the wait has none, and `expect_heal` (`expect_recover`) fails.
  */
 #ifndef FL_HEAL_H
 #define FL_HEAL_H
@@ -36,9 +38,10 @@ struct heal_watch {
     _Atomic uint64_t deadline; /* mono_ns() to give up at once finishing */
     _Atomic bool stop;
     char err[512];           /* the last failed question */
+    char what[512];          /* what the last answer said was pending */
 };
 
-/* Starts watching the lab's volume (its kind must heal).  0, or -1 with err. */
+/* Starts watching the lab's storage (its kind must heal).  0, or -1 with err. */
 int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, size_t errlen);
 
 /* The workload is over: waits until nothing is pending or wait_ns passed. */
@@ -48,12 +51,12 @@ void heal_watch_finish(struct heal_watch *w, uint64_t wait_ns);
  * nothing pending; false when there is none. */
 bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, double *heal_s);
 
-/* Whether the volume was healed when the watch ended. */
+/* Whether nothing was pending when the watch ended. */
 bool heal_watch_healed(struct heal_watch *w);
 
-/* The last answer, for the report when the volume did not heal: "N entries
- * still to heal" (the newest answer, and then how many questions after it
- * failed and why), or why no question was answered. */
+/* The last answer, for the report when the storage was not whole: what
+ * the newest answer said was pending ("N entries still to heal"), and then
+ * how many questions after it failed and why; or why none was answered. */
 void heal_watch_last(struct heal_watch *w, char *out, size_t n);
 
 void heal_watch_free(struct heal_watch *w);

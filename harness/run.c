@@ -339,42 +339,47 @@ static const char *target_path(const struct run *r)
     return r->sc.target.path[0] ? r->sc.target.path : NULL;
 }
 
-/* A lab that heals (a replicated volume): watched from the start. */
+/* A lab that heals (a replicated volume, a cluster that recovers):
+ * watched from the start. */
 static void heal_start(struct run *r)
 {
-    if (!r->have_lab || !r->lab.kind->heal_pending || !is_rank0(r))
+    if (!r->have_lab || !r->lab.kind->heal || !is_rank0(r))
         return;
     char err[512];
     if (heal_watch_start(&r->heal, &r->lab, err, sizeof err) == 0)
         r->watching = true;
     else
-        fprintf(stderr, "faultline: %s; heal times are not measured\n", err);
+        fprintf(stderr, "faultline: %s; %s times are not measured\n", err,
+                r->lab.kind->heal->word);
 }
 
-/* After the workload: wait for the heal, then each fault's heal time. */
+/* After the workload: wait for the heal (recovery), then each fault's. */
 static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
 {
     if (!r->watching || r->crew.abandoned)
         return;
-    say(r, "waiting (at most %.0f s) for %s to heal", (double)r->sc.heal_wait_ns / 1e9,
-        r->place.name);
+    const struct lab_heal *h = r->lab.kind->heal;
+    say(r, "waiting (at most %.0f s) for %s to %s", (double)r->sc.heal_wait_ns / 1e9,
+        r->place.name, h->word);
     heal_watch_finish(&r->heal, r->sc.heal_wait_ns);
     char detail[1024], last[700];
     if (heal_watch_healed(&r->heal)) {
-        snprintf(detail, sizeof detail, "%s has nothing left to heal", r->place.name);
+        snprintf(detail, sizeof detail, "%s is whole: %s", r->place.name, h->whole);
     } else {
         heal_watch_last(&r->heal, last, sizeof last);
-        snprintf(detail, sizeof detail, "%.200s did not heal within heal_wait (%s)", r->place.name,
-                 last);
+        snprintf(detail, sizeof detail, "%.200s did not %s within heal_wait (%s)", r->place.name,
+                 h->word, last);
         say(r, "%s", detail);
     }
-    events_emit(&r->events, 0, "heal", NULL, detail);
+    events_emit(&r->events, 0, h->word, NULL, detail);
     for (unsigned i = 0; recov && i < r->tl->n; i++) {
         if (!recov[i].injected)
             continue;
         /* from the clear: the server is back and healing can start */
         uint64_t clear = recov[i].lasting ? recov[i].clear_ns : end_ns;
         recov[i].heal_measured = true;
+        recov[i].heal_word = h->word;
+        recov[i].heal_whole = h->whole;
         recov[i].healed = heal_watch_time(&r->heal, r->crew.t0 + clear, &recov[i].heal_s);
     }
 }

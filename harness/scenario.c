@@ -47,8 +47,9 @@ static const struct key_def scenario_keys[] = {
     {"warmup", KEY_DURATION, "1s", NULL, F(warmup_ns), 0, AT_MOST_A_DAY,
      "the start of the workload left out of the baseline throughput", 0},
     {"heal_wait", KEY_DURATION, "60s", NULL, F(heal_wait_ns), 0, AT_MOST_A_DAY,
-     "lab = gluster: after the workload, wait at most this long for the volume to have "
-     "nothing left to heal (heal_s of each fault, expect_heal)", 0},
+     "lab = gluster or ceph: after the workload, wait at most this long for the volume to have "
+     "nothing left to heal (heal_s of each fault, expect_heal), the ceph cluster to recover "
+     "(recover_s, expect_recover)", 0},
     {"hung_after", KEY_DURATION, "10s", NULL, F(hung_after_ns), 10000000ull, AT_MOST_A_DAY,
      "an I/O outstanding this long is reported as hung (the no-progress watchdog)", 0},
     {"grace", KEY_DURATION, "30s", NULL, F(grace_ns), 100000000ull, AT_MOST_A_DAY,

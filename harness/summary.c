@@ -13,7 +13,7 @@
 
 /* The run-level metrics the summary always shows (others when a rule
  * names them). */
-static const int shown_run_metrics[] = {M_MAX_STALL, M_RECOVERY, M_HEAL,     M_MAX_LATENCY,
+static const int shown_run_metrics[] = {M_MAX_STALL, M_RECOVERY, M_HEAL, M_RECOVER, M_MAX_LATENCY,
                                         M_IOPS,      M_ERRORS,   M_FINDINGS, M_REVERTED};
 
 static const struct jv *fault_entry(const struct jv *report, const char *name)

@@ -61,6 +61,13 @@ static int add_result(struct verdict *v, size_t *cap, const struct expect_rule *
 }
 
 /* The value of a run metric. */
+/* Whether the fault's storage was watched until whole, in the lab's word
+ * ("heal", "recover": the metric's name). */
+static bool heal_is(const struct recovery *r, const char *word)
+{
+    return r->heal_measured && r->heal_word && strcmp(r->heal_word, word) == 0;
+}
+
 static bool run_value(const struct verdict_input *in, const struct verdict *v, int m,
                       double *out, const char **why)
 {
@@ -132,23 +139,26 @@ static bool run_value(const struct verdict_input *in, const struct verdict *v, i
         *out = worst;
         return true;
     }
-    case M_HEAL: {
+    case M_HEAL:
+    case M_RECOVER: {
         double worst = 0;
         bool any = false;
         for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
             const struct recovery *r = &in->recovery[i];
-            if (!r->injected || !r->heal_measured)
+            if (!r->injected || !heal_is(r, run_metrics[m].name))
                 continue;
             any = true;
             if (!r->healed) {
-                *why = "the volume did not heal within heal_wait after a fault";
+                *why = m == M_HEAL ? "the volume did not heal within heal_wait after a fault"
+                                   : "the cluster did not recover within heal_wait after a fault";
                 return false;
             }
             if (r->heal_s > worst)
                 worst = r->heal_s;
         }
         *out = worst;
-        *why = "no heal was measured (only the gluster lab's volume is watched)";
+        *why = m == M_HEAL ? "no heal was measured (only the gluster lab's volume heals)"
+                           : "no recovery was measured (only the ceph lab's cluster recovers)";
         return any;
     }
     case M_MAX_LATENCY:
@@ -205,10 +215,15 @@ static bool fault_value(const struct verdict_input *in, int fault, int m, double
         return r->io_after_clear;
     case F_HEAL:
         *out = r->heal_s;
-        *why = !r->heal_measured ? "no heal was measured (only the gluster lab's volume is "
-                                   "watched)"
-                                 : "the volume did not heal within heal_wait";
-        return r->heal_measured && r->healed;
+        *why = !heal_is(r, "heal") ? "no heal was measured (only the gluster lab's volume heals)"
+                                   : "the volume did not heal within heal_wait";
+        return heal_is(r, "heal") && r->healed;
+    case F_RECOVER:
+        *out = r->heal_s;
+        *why = !heal_is(r, "recover")
+                   ? "no recovery was measured (only the ceph lab's cluster recovers)"
+                   : "the cluster did not recover within heal_wait";
+        return heal_is(r, "recover") && r->healed;
     case F_COUNT:
         break;
     }

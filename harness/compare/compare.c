@@ -17,7 +17,7 @@ static const char usage_compare[] =
     "value, B's, the change (B - A) and the ratio (B / A), and whether B got worse.\n"
     "The run's metrics: iops, max_stall_s, run_errors, findings, hung; each fault's\n"
     "(faults matched by name; one on one side only is named): stall_s, recovery_s,\n"
-    "impact_s, errors, heal_s, first_io_after_clear_s, max_latency_s.  Higher is\n"
+    "impact_s, errors, heal_s, recover_s, first_io_after_clear_s, max_latency_s.  Higher is\n"
     "better for iops and pass_rate, lower for the rest.\n"
     "\n"
     "Summaries of repeats (`run --repeat N`, mode repeat) compare the p50, p95, max\n"

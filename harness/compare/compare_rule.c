@@ -26,6 +26,8 @@ const struct cmp_metric cmp_metrics[] = {
     {"errors", true, CMP_LOWER_IS_BETTER, true, true,
      "I/Os that failed from inject until recovery"},
     {"heal_s", true, CMP_LOWER_IS_BETTER, true, true, "clear until nothing is left to heal"},
+    {"recover_s", true, CMP_LOWER_IS_BETTER, true, true,
+     "clear until the ceph cluster is HEALTH_OK with every placement group clean"},
     {"first_io_after_clear_s", true, CMP_LOWER_IS_BETTER, true, true,
      "the first successful I/O after the clear"},
     {"max_latency_s", true, CMP_LOWER_IS_BETTER, true, true,

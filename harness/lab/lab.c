@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -562,12 +563,59 @@ static int undo_tree(const struct record *r, void *ctx, char *e, size_t el)
     return remove_tree(r->a, e, el);
 }
 
-int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t errlen)
+/* --- up and down take turns --- */
+
+/* How long an up or down waits for another one of the same lab: the
+ * slowest up (ceph's) takes about 90 s at worst. */
+#define LAB_LOCK_WAIT_S 600u
+
+/* Each up and down of a lab holds an exclusive lock (flock) on its state
+ * file while it works, so that a down, or a second up, meets the lab whole
+ * or gone, never half built: a down while an up is under way would leave
+ * that up starting daemons into namespaces a next up makes again (two
+ * ceph MDS daemons of one name then throw each other out of the map for
+ * ever).  Waits (bounded) for the lock.  The locked descriptor (close it
+ * to let go), -1 when the state file is gone (the other one took the lab
+ * down), or -2 with err. */
+static int state_lock(const struct lab_kind *k, const char *prefix, const char *path, char *err,
+                      size_t errlen)
 {
-    char path[PATH_MAX];
-    state_path(k, prefix, path, sizeof path);
-    if (access(path, F_OK) != 0)
-        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return -1;
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -2;
+    }
+    for (unsigned waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited_ms += 100) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+            close(fd);
+            return -2;
+        }
+        if (waited_ms == 0)
+            fprintf(stderr, "faultline: lab %s (prefix %s): waiting for another faultline "
+                    "bringing it up or down\n", k->name, prefix);
+        if (waited_ms >= LAB_LOCK_WAIT_S * 1000) {
+            snprintf(err, errlen, "lab %s (prefix %s): another faultline has been bringing it "
+                     "up or down for %u s (%s stays locked)", k->name, prefix, LAB_LOCK_WAIT_S,
+                     path);
+            close(fd);
+            return -2;
+        }
+        lab_pause_ms(100);
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_nlink == 0) { /* taken down meanwhile */
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* lab_down with its state file locked (or being made) by the caller. */
+static int down_locked(const char *path, char *err, size_t errlen)
+{
     struct record *r;
     size_t n;
     if (read_records(path, &r, &n, err, errlen) != 0)
@@ -600,6 +648,18 @@ int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t err
         snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));
         rc = -1;
     }
+    return rc;
+}
+
+int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    state_path(k, prefix, path, sizeof path);
+    int lock = state_lock(k, prefix, path, err, errlen);
+    if (lock < 0)
+        return lock == -1 ? 0 : -1;
+    int rc = down_locked(path, err, errlen);
+    close(lock);
     return rc;
 }
 
@@ -813,7 +873,35 @@ static int check_found(const struct lab_kind *k, const struct lab_opts *o, struc
     }
     fprintf(stderr, "faultline: lab %s (prefix %s) is broken (%s); rebuilding it\n", k->name,
             prefix, why);
-    return lab_down(k, prefix, err, errlen) != 0 ? -1 : 1;
+    char path[PATH_MAX];
+    state_path(k, prefix, path, sizeof path);
+    return down_locked(path, err, errlen) != 0 ? -1 : 1;
+}
+
+/* A new state file at path, locked before any other process can see it
+ * (made under a name of our own, locked, then linked into place).  Its
+ * descriptor, -1 when one exists already, or -2 with err. */
+static int state_create(const char *path, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.new-%d", path, (int)getpid()) >= sizeof tmp) {
+        snprintf(err, errlen, "%s: the path is too long", path);
+        return -2;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        return -2;
+    }
+    int rc = flock(fd, LOCK_EX) != 0 ? -2 : link(tmp, path) != 0 ? (errno == EEXIST ? -1 : -2) : 0;
+    if (rc == -2)
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    unlink(tmp);
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
 }
 
 int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, bool *created,
@@ -825,13 +913,29 @@ int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, 
         return -1;
     char path[PATH_MAX];
     state_path(k, prefix, path, sizeof path);
-    if (access(path, F_OK) == 0) {
+    if (mkdir_p(LAB_STATE_DIR, err, errlen) != 0)
+        return -1;
+    int fd;
+    /* A lab found up is checked once another faultline making or removing
+     * it is done; one that was broken, and taken down, is made anew. */
+    for (unsigned tries = 0; (fd = state_create(path, err, errlen)) < 0; tries++) {
+        if (fd == -2)
+            return -1;
+        if (tries == 100) {
+            snprintf(err, errlen, "lab %s (prefix %s) keeps coming and going under another "
+                     "faultline", k->name, prefix);
+            return -1;
+        }
+        int lock = state_lock(k, prefix, path, err, errlen);
+        if (lock == -2)
+            return -1;
+        if (lock == -1)
+            continue; /* gone meanwhile */
         int rc = check_found(k, o, lab, prefix, err, errlen);
+        close(lock);
         if (rc <= 0)
             return rc;
     }
-    if (mkdir_p(LAB_STATE_DIR, err, errlen) != 0)
-        return -1;
     memset(lab, 0, sizeof *lab);
     lab->kind = k;
     snprintf(lab->prefix, sizeof lab->prefix, "%s", prefix);
@@ -841,24 +945,20 @@ int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, 
     if (!lab->opts.size)
         lab->opts.size = k->default_size;
     lay_out(lab);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
     int rc = lab_rec(fd, err, errlen, "kind %s", k->name) != 0 ||
                      lab_rec(fd, err, errlen, "prefix %s", prefix) != 0 ||
                      lab_rec(fd, err, errlen, "subnet %u", lab->subnet) != 0 ||
                      record_opts(lab, fd, err, errlen) != 0
                  ? -1
                  : build_lab(lab, fd, err, errlen);
-    close(fd);
     if (rc != 0) {
         char derr[512];
-        if (lab_down(k, prefix, derr, sizeof derr) != 0)
+        if (down_locked(path, derr, sizeof derr) != 0)
             fprintf(stderr, "faultline: could not remove the half-built lab either: %s\n", derr);
-        return -1;
     }
+    close(fd); /* the lock: a down or up waiting for it finds the lab whole, or gone */
+    if (rc != 0)
+        return -1;
     *created = true;
     return 0;
 }

@@ -131,6 +131,18 @@ typedef void (*lab_saw_fn)(void *ctx, uint64_t wall_ns, const char *event, const
                            const char *detail);
 
 /* A lab kind: one file, one line in the table of lab.c. */
+/* How a kind's replicated storage becomes whole again after a fault, as
+ * the heal watch (heal.h) asks it. */
+struct lab_heal {
+    const char *word;  /* the metric, as the kind says it: "heal" (gluster: heal_s,
+                          expect_heal), "recover" (ceph: recover_s, expect_recover) */
+    const char *whole; /* what nothing pending means, for people */
+    unsigned poll_ms;  /* how often to ask: what a question costs decides */
+    /* What is still pending: a count (0: whole) with what in words, or -1
+     * with what saying why the question failed (that counts as pending). */
+    long (*pending)(const struct lab *lab, char *what, size_t n);
+};
+
 struct lab_kind {
     const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
     const char *summary;     /* what it builds, for `faultline lab --help` */
@@ -170,8 +182,9 @@ struct lab_kind {
      * NULL: the kind cannot.  0, or -1 with err. */
     int (*power)(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
                  size_t whatlen, char *err, size_t errlen);
-    /* Entries still to heal (NULL: nothing heals).  Count, or -1 with err. */
-    long (*heal_pending)(const struct lab *lab, char *err, size_t errlen);
+    /* How its replicated storage is made whole after a fault (NULL:
+     * nothing heals; heal.h watches it). */
+    const struct lab_heal *heal;
     /* For the report's manifest: how the lab's storage is set up (gluster:
      * the volume's name, type, bricks into about; its options, as the
      * volume says them, into options).  NULL: nothing beyond the target. */

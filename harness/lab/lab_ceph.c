@@ -29,6 +29,10 @@
  * process = mon), osd, mds (cs1, cs2) and mgr (cs1), each started again by
  * restart with whatever else of the server is missing; the client's is
  * ceph-fuse, mounted again.
+ *
+ * After faults the cluster recovers (the heal watch, heal.h): recover_s is
+ * from a fault's clear until `ceph status` says HEALTH_OK with every
+ * placement group active+clean.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -295,6 +299,7 @@ struct cluster_view {
     char active[16];       /* the active MDS ("" none) */
     unsigned mds_standby;  /* standbys, standby-replay included */
     char health[32];
+    char checks[200];      /* the health checks that fail: "MDS_INSUFFICIENT_STANDBY, ..." */
 };
 
 /* A number at path in doc, or 0. */
@@ -355,6 +360,12 @@ static int cluster_view(const struct lab *lab, struct cluster_view *v, char *err
     v->mds_standby += num_at(doc, "fsmap.up:standby");
     const char *health = jv_str(jv_path(doc, "health.status"));
     snprintf(v->health, sizeof v->health, "%s", health ? health : "?");
+    const struct jv *checks = jv_path(doc, "health.checks");
+    for (size_t i = 0, used = 0; checks && checks->type == JV_OBJ && i < checks->n &&
+                                 used < sizeof v->checks;
+         i++)
+        used += (size_t)snprintf(v->checks + used, sizeof v->checks - used, "%s%s",
+                                 i ? ", " : "", checks->key[i]);
     jv_free(doc);
     return 0;
 }
@@ -1074,6 +1085,30 @@ static void ceph_describe(const struct lab *lab, struct kv_list *about, struct k
     }
 }
 
+/* What keeps the cluster from being whole: each placement group not
+ * active+clean (degraded, peering, recovering, ...), and a health other
+ * than HEALTH_OK (one more; its checks named). */
+static long ceph_recover_pending(const struct lab *lab, char *what, size_t n)
+{
+    struct cluster_view v;
+    if (cluster_view(lab, &v, what, n) != 0)
+        return -1;
+    long unclean = v.pgs ? (long)v.pgs - (long)v.pgs_clean : 1;
+    bool ok = strcmp(v.health, "HEALTH_OK") == 0;
+    snprintf(what, n, "%ld of %u placement groups not active+clean, %s%s%s%s", unclean, v.pgs,
+             v.health, v.checks[0] ? " (" : "", v.checks, v.checks[0] ? ")" : "");
+    return unclean + !ok;
+}
+
+/* Each question starts the ceph CLI, 0.4 s of CPU: every 2 s leaves the
+ * workload most of a core (recover_s is then up to 2 s late). */
+static const struct lab_heal ceph_recover = {
+    .word = "recover",
+    .whole = "HEALTH_OK, every placement group active+clean",
+    .poll_ms = 2000,
+    .pending = ceph_recover_pending,
+};
+
 const struct lab_kind lab_ceph = {
     .name = "ceph",
     .summary = "servers cs1, cs2, cs3 with a CephFS filesystem (3 monitors, 3 OSDs, an active "
@@ -1089,6 +1124,7 @@ const struct lab_kind lab_ceph = {
     .status = ceph_status,
     .place = ceph_place,
     .process = ceph_process,
+    .heal = &ceph_recover,
     .describe = ceph_describe,
     .happened = ceph_happened,
 };

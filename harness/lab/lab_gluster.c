@@ -29,7 +29,7 @@
  * (process = brick: glusterfsd) and its self-heal daemon (process = shd),
  * started again with `gluster volume start VOL force`; the client's is the
  * FUSE client.  A server's brick is its replica of the volume (corrupt
- * replica = gsN), and the volume's heal is watched (heal_pending).
+ * replica = gsN), and the volume's heal is watched (gluster_heal).
  *
  * power-off of a server: every process of it is frozen (SIGSTOP), its
  * brick filesystem shut down as a power cut leaves it (XFS_IOC_GOINGDOWN
@@ -637,13 +637,14 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
     return 0;
 }
 
-static long gluster_heal_pending(const struct lab *lab, char *err, size_t errlen)
+/* Entries still to heal, over every brick. */
+static long gluster_heal_pending(const struct lab *lab, char *what, size_t n)
 {
     const char *info[] = {"volume", "heal", priv(lab)->volume, "info", "summary", NULL};
     char out[8192];
     int rc = gluster_cli(lab, NULL, info, out, sizeof out, 10000);
     if (rc != 0) {
-        snprintf(err, errlen, "gluster volume heal %s info summary failed (%d): %.300s",
+        snprintf(what, n, "gluster volume heal %s info summary failed (%d): %.300s",
                  priv(lab)->volume, rc, out);
         return -1;
     }
@@ -667,12 +668,21 @@ static long gluster_heal_pending(const struct lab *lab, char *err, size_t errlen
             pending++;
     }
     if (bricks == 0) {
-        snprintf(err, errlen, "gluster volume heal %s info summary named no brick: %.300s",
+        snprintf(what, n, "gluster volume heal %s info summary named no brick: %.300s",
                  priv(lab)->volume, out);
         return -1;
     }
+    snprintf(what, n, "%ld entries still to heal", pending);
     return pending;
 }
+
+/* A heal is GlusterFS's own pace (10-26 s measured); the CLI is cheap. */
+static const struct lab_heal gluster_heal = {
+    .word = "heal",
+    .whole = "nothing left in gluster volume heal info",
+    .poll_ms = 500,
+    .pending = gluster_heal_pending,
+};
 
 /* "gs1, gs2, gs3": the servers, for messages. */
 static void server_names(const struct lab *lab, char *out, size_t n)
@@ -874,6 +884,6 @@ const struct lab_kind lab_gluster = {
     .place = gluster_place,
     .process = gluster_process,
     .replica = gluster_replica,
-    .heal_pending = gluster_heal_pending,
+    .heal = &gluster_heal,
     .describe = gluster_describe,
 };

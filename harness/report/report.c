@@ -207,7 +207,10 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     report_json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
     report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
     report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
-    report_json_maybe(j, "heal_s", x->heal_measured && x->healed, x->heal_s);
+    /* heal_s (gluster) and recover_s (ceph): each null unless its lab's word */
+    bool healed = x->heal_measured && x->healed;
+    report_json_maybe(j, "heal_s", healed && strcmp(x->heal_word, "heal") == 0, x->heal_s);
+    report_json_maybe(j, "recover_s", healed && strcmp(x->heal_word, "recover") == 0, x->heal_s);
     /* the metadata streams' own stall in the fault's span (this process's
      * streams: null where only the clients' counts came back) */
     bool meta = x->injected && r->meta_streams && r->nmeta && strcmp(r->mode, "run") == 0;
@@ -854,10 +857,11 @@ static void text_recovery(FILE *f, const struct report *r, const struct recovery
         fprintf(f, "      metadata stall %.3f s (no metadata operation done from %.3f to "
                    "%.3f s)\n", secs(mstall), secs(g.from_ns), secs(g.to_ns));
     if (x->heal_measured && x->healed)
-        fprintf(f, "      healed %.3f s after the clear (nothing left in gluster volume heal "
-                   "info)\n", x->heal_s);
+        fprintf(f, "      %sed %.3f s after the clear (%s)\n", x->heal_word, x->heal_s,
+                x->heal_whole);
     else if (x->heal_measured)
-        fprintf(f, "      NOT healed within heal_wait: entries left in gluster volume heal info\n");
+        fprintf(f, "      NOT %sed within heal_wait: the %s event (events.jsonl) says what was "
+                   "left (whole: %s)\n", x->heal_word, x->heal_word, x->heal_whole);
     size_t shown = 0;
     for (size_t i = 0; r->events && i < r->events->n; i++) {
         const struct event *e = &r->events->list[i];
@@ -1221,9 +1225,9 @@ void report_summary(const struct report *r, FILE *out)
         fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
         char heal[48] = "";
         if (x->heal_measured && x->healed)
-            snprintf(heal, sizeof heal, ", healed after %.1f s", x->heal_s);
+            snprintf(heal, sizeof heal, ", %sed after %.1f s", x->heal_word, x->heal_s);
         else if (x->heal_measured)
-            snprintf(heal, sizeof heal, ", NOT healed");
+            snprintf(heal, sizeof heal, ", NOT %sed", x->heal_word);
         fprintf(out, "fault %s (%s): stall %.3f s, recovery %s%s, %" PRIu64 " errors\n",
                 r->faults[i].spec.name, r->faults[i].ops->action, x->stall_s, rec, heal,
                 x->errors);

@@ -85,7 +85,7 @@ json "$J" '.metrics[] | select(.fault == "tick" and .metric == "stall_s") | keys
     '["a","b","better","change","fault","metric","ratio","stat","worse"]'
 json "$J" '[.metrics[] | select(.fault == null) | .metric]' '["iops","max_stall_s","run_errors","findings","hung"]'
 json "$J" '[.metrics[] | select(.fault == "tick") | .metric]' \
-    '["stall_s","recovery_s","impact_s","errors","heal_s","first_io_after_clear_s","max_latency_s"]'
+    '["stall_s","recovery_s","impact_s","errors","heal_s","recover_s","first_io_after_clear_s","max_latency_s"]'
 json "$J" '.metrics[] | select(.metric == "iops") | [.better, .worse, .stat]' '["higher",true,null]'
 json "$J" '.metrics[] | select(.metric == "iops") | (.change - (.b - .a)) | (. < 1 and . > -1)' true
 json "$J" '[.faults_only_a, .faults_only_b]' '[[],[]]'

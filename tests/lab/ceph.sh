@@ -105,7 +105,12 @@ json "$R" '[.faults[0].path_events[] | select(.event | startswith("mds-")) | "\(
 took=$(jq '[.faults[0].path_events[] | select(.event == "mds-active")][0].t - .faults[0].injected_at' "$R")
 # the names waited for the takeover: the metadata stall is at least most of it
 json "$R" "(.faults[0].metadata_stall_s > $took - 5) and .metadata.max_stall_s >= .faults[0].metadata_stall_s" true
-echo "  mds kill: cs2 active $took s after the kill, metadata stall $(jq .faults[0].metadata_stall_s "$R") s, stall $(jq .faults[0].stall_s "$R") s, recovery $(jq .faults[0].recovery_s "$R") s"
+# the cluster recovered once cs1's MDS was back as the standby: HEALTH_OK
+# with every placement group clean, asked every 2 s (recover_s)
+json "$R" '.faults[0].recover_s >= 0 and .faults[0].heal_s == null' true
+grep -F '"event":"recover"' "$WORK/run/events.jsonl" | grep -qF 'HEALTH_OK, every placement group active+clean' ||
+    fail "no recover event saying the cluster is whole: $(grep -F '"event":"recover"' "$WORK/run/events.jsonl")"
+echo "  mds kill: cs2 active $took s after the kill, metadata stall $(jq .faults[0].metadata_stall_s "$R") s, stall $(jq .faults[0].stall_s "$R") s, recovery $(jq .faults[0].recovery_s "$R") s, recovered $(jq .faults[0].recover_s "$R") s after the restart"
 # the killed MDS is back, as the standby
 expect_code 0 "$FAULTLINE" lab status ceph --json
 cp "$WORK/out" "$WORK/status.json"

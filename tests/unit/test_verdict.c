@@ -107,6 +107,49 @@ static void a_written_expectation_replaces_the_rule(void **state)
     findings_free(&fnd);
 }
 
+/* A lab's storage made whole again is measured in the lab's own word:
+ * gluster heals (heal), ceph recovers (recover).  Each expectation reads
+ * only its own word's time; the other says why it has none. */
+static void heal_and_recover_are_each_labs_own_word(void **state)
+{
+    (void)state;
+    load("[expect]\nheal <= 60s\nrecover <= 60s\n");
+    findings_init(&fnd, 100);
+    struct verdict_input in = input();
+    struct recovery r[2] = {
+        {.injected = true, .recovered = true, .heal_measured = true, .healed = true,
+         .heal_s = 40, .heal_word = "recover", .heal_whole = "HEALTH_OK"},
+        {.injected = true, .recovered = true, .heal_measured = true, .healed = true,
+         .heal_s = 50, .heal_word = "recover", .heal_whole = "HEALTH_OK"},
+    };
+    struct fault f[2] = {{.ops = fault_ops_find("kill"), .injected_ns = 1, .applied = true},
+                         {.ops = fault_ops_find("kill"), .injected_ns = 2, .applied = true}};
+    in.recovery = r;
+    in.faults = f;
+    in.nfaults = 2;
+    struct verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    const struct expect_result *rec = result(&v, "recover <= 60s");
+    assert_true(rec->known && rec->pass);
+    assert_true(rec->measured == 50); /* the longest of the faults */
+    const struct expect_result *heal = result(&v, "heal <= 60s");
+    assert_false(heal->known);
+    assert_non_null(strstr(heal->why, "no heal was measured"));
+    assert_false(v.pass);
+    verdict_free(&v);
+
+    /* a fault after which the cluster never recovered fails it, and says so */
+    r[1].healed = false;
+    load("[expect]\nrecover <= 60s\n");
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    rec = result(&v, "recover <= 60s");
+    assert_false(rec->known || rec->pass);
+    assert_non_null(strstr(rec->why, "did not recover within heal_wait"));
+    assert_false(v.pass);
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
 /* A corrupt fault prepared by its family, as the timeline would: one range
  * from byte 100 of block 10 to byte 99 of block 12 of `path`, written at
  * 5000 ns; `target` is the scenario's own target. */
@@ -191,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integrity_rules_need_no_words),
         cmocka_unit_test(a_written_expectation_replaces_the_rule),
+        cmocka_unit_test(heal_and_recover_are_each_labs_own_word),
         cmocka_unit_test(detected_corruption_is_not_damage),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
