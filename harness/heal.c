@@ -72,15 +72,32 @@ void heal_watch_finish(struct heal_watch *w, uint64_t wait_ns)
     w->started = false;
 }
 
-bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, double *heal_s)
+bool heal_time_of(const struct heal_sample *s, size_t n, uint64_t clear_ns, uint64_t until_ns,
+                  double *heal_s)
 {
-    bool found = false;
+    /* An answer with something pending starts the search again: a whole
+     * answer just after the clear can be a stale view (ceph said HEALTH_OK
+     * 3.5 s after cs1's cable was back, where its manager runs, and was
+     * whole only 142 s later), and what comes after it says so. */
+    size_t first = n;
+    for (size_t i = 0; i < n && s[i].t_ns < until_ns; i++) {
+        if (s[i].t_ns < clear_ns || s[i].pending < 0)
+            continue;
+        if (s[i].pending > 0)
+            first = n;
+        else if (first == n)
+            first = i;
+    }
+    if (first == n)
+        return false;
+    *heal_s = (double)(s[first].t_ns - clear_ns) / 1e9;
+    return true;
+}
+
+bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, uint64_t until_ns, double *heal_s)
+{
     pthread_mutex_lock(&w->mu);
-    for (size_t i = 0; i < w->n && !found; i++)
-        if (w->s[i].t_ns >= clear_ns && w->s[i].pending == 0) {
-            *heal_s = (double)(w->s[i].t_ns - clear_ns) / 1e9;
-            found = true;
-        }
+    bool found = heal_time_of(w->s, w->n, clear_ns, until_ns, heal_s);
     pthread_mutex_unlock(&w->mu);
     return found;
 }

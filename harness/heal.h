@@ -9,8 +9,10 @@
  * pending).  After the workload and the sweep it goes on until nothing is
  * pending or `heal_wait` has passed.  A fault's time (heal_s, recover_s:
  * lab_heal.word) is from its clear (the server back) to the first answer
- * with nothing pending; a fault after which the storage was never whole
- * within the wait has none, and `expect_heal` (`expect_recover`) fails.
+ * with nothing pending that stayed so until the next fault's inject (a
+ * whole answer just after the clear can be stale); a fault after which
+ * the storage was never whole within the wait has none, and `expect_heal`
+ * (`expect_recover`) fails.
  */
 #ifndef FL_HEAL_H
 #define FL_HEAL_H
@@ -47,9 +49,16 @@ int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, siz
 /* The workload is over: waits until nothing is pending or wait_ns passed. */
 void heal_watch_finish(struct heal_watch *w, uint64_t wait_ns);
 
-/* Seconds from clear_ns (mono_ns()) to the first answer after it with
- * nothing pending; false when there is none. */
-bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, double *heal_s);
+/* Seconds from clear_ns (mono_ns()) to the answer from which on nothing
+ * was pending, up to until_ns (the next fault's inject, or UINT64_MAX):
+ * the first answer with nothing pending that no later answer before
+ * until_ns contradicts (a failed question contradicts nothing).  False
+ * when there is none. */
+bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, uint64_t until_ns, double *heal_s);
+
+/* The same over samples in time order (what heal_watch_time reads). */
+bool heal_time_of(const struct heal_sample *s, size_t n, uint64_t clear_ns, uint64_t until_ns,
+                  double *heal_s);
 
 /* Whether nothing was pending when the watch ended. */
 bool heal_watch_healed(struct heal_watch *w);

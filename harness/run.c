@@ -377,10 +377,17 @@ static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
             continue;
         /* from the clear: the server is back and healing can start */
         uint64_t clear = recov[i].lasting ? recov[i].clear_ns : end_ns;
+        /* whole until the next fault's inject, which may undo it */
+        uint64_t until = UINT64_MAX;
+        for (unsigned k = 0; k < r->tl->n; k++)
+            if (recov[k].injected && recov[k].inject_ns > clear &&
+                r->crew.t0 + recov[k].inject_ns < until)
+                until = r->crew.t0 + recov[k].inject_ns;
         recov[i].heal_measured = true;
         recov[i].heal_word = h->word;
         recov[i].heal_whole = h->whole;
-        recov[i].healed = heal_watch_time(&r->heal, r->crew.t0 + clear, &recov[i].heal_s);
+        recov[i].healed =
+            heal_watch_time(&r->heal, r->crew.t0 + clear, until, &recov[i].heal_s);
     }
 }
 

@@ -91,6 +91,14 @@ why() {
     # standby
     cephfs-mds-kill)
         WHY='([.faults[0].path_events[] | select(.event == "mds-active") | .portal | startswith("mds.cs2 ")] | any) and .faults[0].metadata_stall_s > 5 and .faults[0].recover_s != null and .metadata.ops.create > 0 and .findings == []' ;;
+    # the standby took over while cs1's cable was still out, the names
+    # waited for it, and the cluster was whole again after the cable was
+    # back
+    cephfs-mds-link)
+        WHY='(.faults[0] as $f | [$f.path_events[] | select(.event == "mds-active" and (.portal | startswith("mds.cs2 "))) | .t < $f.cleared_at] | any) and .faults[0].metadata_stall_s > 5 and .faults[0].recover_s != null and .metadata.ops.create > 0 and .findings == []' ;;
+    # the data server's cut was felt (a stall of about the cut), and the
+    # cluster was whole again afterwards
+    cephfs-osd-link) WHY='.faults[0].stall_s >= 3 and .faults[0].recover_s != null and .findings == []' ;;
     # an OSD died (not just anything on cs3), and the cluster recovered the
     # objects written while it was away: that takes Ceph seconds at least
     cephfs-osd-kill)
@@ -116,6 +124,9 @@ plain_only() {
     gluster-bitrot) echo "gluster-bitrot-detect runs the same corrupt fault and evidence, with the scrubber on" ;;
     iscsi-controller-power-mirrored) echo "iscsi-controller-power runs the same power cut; the mirror is tgtd's" ;;
     cephfs-mds-kill) echo "tests/lab/ceph.sh kills the active MDS the same way and checks the takeover, the stalls and the recovery" ;;
+    cephfs-mds-link) echo "gluster-server-link pulls a server's cable the same way, tests/lab/ceph.sh checks the takeover's path events, the stalls and the recovery" ;;
+    cephfs-osd-link) echo "gluster-server-link pulls a server's cable the same way, tests/lab/ceph.sh checks the recovery" ;;
+    cephfs-osd-kill) echo "gluster-brick-kill kills a server's daemon the same way, tests/lab/ceph.sh checks the recovery" ;;
     esac
 }
 untimed_misses() {
