@@ -839,6 +839,10 @@ int cmd_run(const struct run_opts *o)
         }
     }
     int code = 2;
+    /* Before the run directory shows: a repeat forwards its SIGINT as soon
+     * as a repetition's events.jsonl exists, and the repetition must still
+     * report (it ends its workload at once). */
+    install_signals();
     if (run_setup(r, err, sizeof err) != 0) {
         if (r->multi && !is_rank0(r))
             fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, err);
@@ -859,7 +863,6 @@ int cmd_run(const struct run_opts *o)
         return 2;
     }
     r->cl.grace_ns = r->sc.grace_ns;
-    install_signals();
     if (run_lab_up(r, err, sizeof err) != 0 || run_prepare(r, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
         run_refused(r, err);

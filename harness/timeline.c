@@ -339,6 +339,10 @@ static void do_clear(struct timeline *tl, struct fault *f, const char *why)
     f->active = false;
     if (rc != 0 && !f->error[0])
         snprintf(f->error, sizeof f->error, "clear failed: %s", err);
+    /* An agent that has not answered yet may still be clearing (a restart
+     * of a server takes longer than the wait for its answer): say so. */
+    if (rc == 0 && !why && strcmp(f->cleared_by, "unconfirmed") == 0)
+        why = "sent; the agent has not confirmed it yet";
     emit(tl, rc == 0 ? "fault-clear" : "fault-clear-failed", f, rc == 0 ? why : err);
 }
 
@@ -570,13 +574,17 @@ void timeline_finish(struct timeline *tl)
         if (f->nundo || f->undo_failed)
             all_clear = false; /* an undo that failed: cleanup will retry */
     }
-    /* Every agent says bye; late answers (a clear its lease did) come in. */
+    /* Every agent says bye; late answers (a clear its lease did) come in.
+     * Its answers to a session a fault cut come with TCP's backoff: the
+     * agent's next try may come seconds after its lease ended the cut, so
+     * the bye may wait up to 10 s past the last lease.  An answered bye ends it at
+     * once, and a closed session too. */
     bool agents = false;
     for (unsigned k = 0; k < FL_MAX_HOSTS && !tl->agents_done; k++) {
         struct remote *r = tl->remotes[k];
         if (!r)
             continue;
-        uint64_t now = mono_ns(), last = remote_last_lease(r) + 3000000000ull;
+        uint64_t now = mono_ns(), last = remote_last_lease(r) + 10000000000ull;
         uint64_t deadline = now + 3000000000ull > last ? now + 3000000000ull : last;
         if (deadline > now + 30000000000ull)
             deadline = now + 30000000000ull;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../lib/fsutil.h"
+#include "../../lib/mountinfo.h"
 #include "../../lib/net.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
@@ -473,11 +474,20 @@ static void undo_records(const struct record *r, size_t n, const char *key,
     }
 }
 
+/* A FUSE client's connection is aborted first: workers a run left behind
+ * on it, and whatever its daemon started, are answered (an error) rather
+ * than left waiting on a detached mount for ever. */
 static int undo_mount(const struct record *r, void *ctx, char *e, size_t el)
 {
     (void)ctx;
+    char why[512];
+    int aborted = fuse_abort_at(r->a, why, sizeof why); /* unmounted even when it fails */
     if (umount2(r->a, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
         snprintf(e, el, "cannot unmount %s: %s", r->a, strerror(errno));
+        return -1;
+    }
+    if (aborted < 0) {
+        snprintf(e, el, "%s", why);
         return -1;
     }
     return 0;

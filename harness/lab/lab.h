@@ -191,7 +191,8 @@ struct lab_kind {
     void (*describe)(const struct lab *lab, struct kv_list *about, struct kv_list *options);
     /* What its servers logged from from_wall_ns on that the run's timeline
      * needs, each passed to fn (ceph: an MDS given a rank, and active, from
-     * the monitors' cluster log).  NULL: nothing. */
+     * the monitors' cluster log; their resets of the MDS beacon timeouts,
+     * from their own logs).  NULL: nothing. */
     void (*happened)(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx);
 };
 

@@ -758,17 +758,28 @@ struct mds_line {
     char mds[32];      /* its name: cs1 */
 };
 
-/* The time at the head of a cluster log line ("2026-12-04T13:53:23.815235
- * +0000"), Unix ns; 0 when the line does not start with one. */
+/* The time at the head of a log line, Unix ns; 0 when the line does not
+ * start with one.  The cluster log gives microseconds
+ * ("2026-12-04T13:53:23.815235+0000"), a daemon's log milliseconds
+ * ("2026-12-04T13:53:23.815+0000"). */
 static uint64_t log_time(const char *line)
 {
     struct tm tm = {0};
-    unsigned us;
-    char sign;
+    int at = 0;
+    if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &at) != 6 || !at)
+        return 0;
+    uint64_t frac_ns = 0, scale = SECOND;
+    const char *p = line + at;
+    for (; *p >= '0' && *p <= '9' && scale > 1; p++) {
+        scale /= 10;
+        frac_ns += (uint64_t)(*p - '0') * scale;
+    }
+    while (*p >= '0' && *p <= '9')
+        p++;
+    char sign = *p;
     int oh, om;
-    if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%6u%c%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &sign, &oh, &om) != 10 ||
-        (sign != '+' && sign != '-'))
+    if ((sign != '+' && sign != '-') || sscanf(p + 1, "%2d%2d", &oh, &om) != 2)
         return 0;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
@@ -776,7 +787,7 @@ static uint64_t log_time(const char *line)
     if (t < 0)
         return 0;
     long off = (oh * 60L + om) * 60L * (sign == '+' ? 1 : -1);
-    return (uint64_t)(t - off) * SECOND + us * 1000ull;
+    return (uint64_t)(t - off) * SECOND + frac_ns;
 }
 
 /* An MDS given rank 0 in place of a failed one ("... as rank 0 with standby
@@ -814,43 +825,129 @@ static int by_time(const void *a, const void *b)
 
 #define MDS_LINES_MAX 64
 
-/* Every monitor keeps the same cluster log (the leader's lines, sent to
- * all): each file is read, since any monitor may have been down, and the
- * lines they share are told once. */
-static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
+/* Each line of every monitor's log file mon.NAME.<what> ("log": its own,
+ * "cluster.log": the cluster's), passed to fn with that monitor's server.
+ * Each file is read: any monitor may have been down for a while. */
+static void each_mon_line(const struct lab *lab, const char *what,
+                          void (*fn)(void *ctx, const struct lab_host *mon, const char *line),
+                          void *ctx)
 {
-    struct mds_line seen[MDS_LINES_MAX];
-    size_t n = 0;
     for (unsigned i = 1; i <= NSERVERS; i++) {
         char path[256], line[1024];
-        snprintf(path, sizeof path, "%s/log/mon.%s.cluster.log", lab->dir, lab->hosts[i].name);
+        snprintf(path, sizeof path, "%s/log/mon.%s.%s", lab->dir, lab->hosts[i].name, what);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        while (fgets(line, sizeof line, f)) {
-            struct mds_line m;
-            if (!mds_line_of(line, &m) || m.wall_ns < from_wall_ns)
-                continue;
-            bool dup = false;
-            for (size_t k = 0; k < n && !dup; k++)
-                dup = seen[k].wall_ns == m.wall_ns && seen[k].event == m.event &&
-                      strcmp(seen[k].mds, m.mds) == 0;
-            if (!dup && n < MDS_LINES_MAX)
-                seen[n++] = m;
-        }
+        while (fgets(line, sizeof line, f))
+            fn(ctx, &lab->hosts[i], line);
         fclose(f);
     }
-    qsort(seen, n, sizeof seen[0], by_time);
-    for (size_t k = 0; k < n; k++) {
-        const struct lab_host *h = lab_host(lab, seen[k].mds);
-        char where[96], detail[160];
-        snprintf(where, sizeof where, "mds.%s %.40s", seen[k].mds, h ? h->addr : "");
-        snprintf(detail, sizeof detail, "mds.%s %s rank 0 of %.31s (the monitors' cluster log)",
-                 seen[k].mds,
-                 strcmp(seen[k].event, "mds-active") == 0 ? "is active in" : "is given",
-                 priv(lab)->fs);
-        fn(ctx, seen[k].wall_ns, seen[k].event, where, detail);
+}
+
+/* The monitors' own word for an MDS they will not replace.  At each tick
+ * the leader resets every MDS's beacon timeout when the tick came more than
+ * mds_beacon_grace - mds_beacon_interval after the one before
+ * (MDSMonitor::tick: "resetting beacon timeouts due to mon delay (slow
+ * election?)").  After an election that is right.  With a mon_tick_interval
+ * not shorter than that difference it happens at every tick: no beacon is
+ * ever late, and a dead MDS stays active for good. */
+static const char beacon_reset[] = "resetting beacon timeouts due to mon delay";
+
+static bool tick_hides_dead_mds(const struct ceph_lab_opts *o)
+{
+    return o->mds_beacon_grace_ns <= o->mds_beacon_interval_ns ||
+           o->mon_tick_interval_ns >= o->mds_beacon_grace_ns - o->mds_beacon_interval_ns;
+}
+
+struct resets {
+    uint64_t from_wall_ns, first, last;
+    unsigned count;
+    const struct lab_host *first_mon;
+};
+
+static void count_reset(void *ctx, const struct lab_host *mon, const char *line)
+{
+    struct resets *r = ctx;
+    uint64_t t;
+    if (!strstr(line, beacon_reset) || (t = log_time(line)) < r->from_wall_ns)
+        return;
+    r->count++;
+    if (!r->first || t < r->first) {
+        r->first = t;
+        r->first_mon = mon;
     }
+    if (t > r->last)
+        r->last = t;
+}
+
+/* Every reset of the beacon timeouts the monitors logged from from_wall_ns
+ * on, told once, as one path event at the first: how many, over how long,
+ * and why (the settings, when they are the cause). */
+static void beacon_resets(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn,
+                          void *ctx)
+{
+    struct resets r = {.from_wall_ns = from_wall_ns};
+    each_mon_line(lab, "log", count_reset, &r);
+    if (!r.count)
+        return;
+    const struct ceph_lab_opts *o = opts(lab);
+    char where[96], why[320], detail[640];
+    snprintf(where, sizeof where, "mon.%s %.40s", r.first_mon->name, r.first_mon->addr);
+    if (tick_hides_dead_mds(o))
+        snprintf(why, sizeof why, "the settings do it at every tick: mon_tick_interval (%u s) is "
+                 "not shorter than mds_beacon_grace (%u s) minus mds_beacon_interval (%u s), so "
+                 "no MDS's beacon is ever late and a dead MDS is never replaced",
+                 seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_grace_ns),
+                 seconds(o->mds_beacon_interval_ns));
+    else
+        snprintf(why, sizeof why, "a tick came more than mds_beacon_grace (%u s) minus "
+                 "mds_beacon_interval (%u s) after the one before (an election, a slow monitor)",
+                 seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns));
+    snprintf(detail, sizeof detail, "the monitors reset every MDS's beacon timeout %u time%s "
+             "in %.0f s (\"%s\", the monitors' logs): %s", r.count, r.count == 1 ? "" : "s",
+             (double)(r.last - r.first) / 1e9, beacon_reset, why);
+    fn(ctx, r.first, "mds-beacons-reset", where, detail);
+}
+
+struct mds_lines {
+    uint64_t from_wall_ns;
+    struct mds_line seen[MDS_LINES_MAX];
+    size_t n;
+};
+
+/* Every monitor keeps the same cluster log (the leader's lines, sent to
+ * all): the lines they share are told once. */
+static void note_mds_line(void *ctx, const struct lab_host *mon, const char *line)
+{
+    (void)mon;
+    struct mds_lines *l = ctx;
+    struct mds_line m;
+    if (!mds_line_of(line, &m) || m.wall_ns < l->from_wall_ns)
+        return;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->seen[k].wall_ns == m.wall_ns && l->seen[k].event == m.event &&
+            strcmp(l->seen[k].mds, m.mds) == 0)
+            return;
+    if (l->n < MDS_LINES_MAX)
+        l->seen[l->n++] = m;
+}
+
+static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
+{
+    struct mds_lines l = {.from_wall_ns = from_wall_ns};
+    each_mon_line(lab, "cluster.log", note_mds_line, &l);
+    qsort(l.seen, l.n, sizeof l.seen[0], by_time);
+    for (size_t k = 0; k < l.n; k++) {
+        const struct mds_line *m = &l.seen[k];
+        const struct lab_host *h = lab_host(lab, m->mds);
+        char where[96], detail[160];
+        snprintf(where, sizeof where, "mds.%s %.40s", m->mds, h ? h->addr : "");
+        snprintf(detail, sizeof detail, "mds.%s %s rank 0 of %.31s (the monitors' cluster log)",
+                 m->mds, strcmp(m->event, "mds-active") == 0 ? "is active in" : "is given",
+                 priv(lab)->fs);
+        fn(ctx, m->wall_ns, m->event, where, detail);
+    }
+    beacon_resets(lab, from_wall_ns, fn, ctx);
 }
 
 /* --- running it --- */

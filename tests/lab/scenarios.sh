@@ -5,8 +5,9 @@
 # blocks served by the volume, iscsi-cache-lies, which must fail on lost
 # writes, and gluster-small-file-brick-kill, which must fail (in one of up
 # to seven runs) on small files read from the brick that missed their
-# write.  Under the sanitizers a few run in the plain pass only
-# (plain_only).
+# write, and cephfs-mds-grace-trap, which must fail because its dead MDS
+# is never replaced, with the monitors' own word for why.  Under the
+# sanitizers a few run in the plain pass only (plain_only).
 # The file-based ones (smoke, demo) write to their own paths in /tmp; what
 # they create is removed afterwards.
 . "$(dirname "$0")/../lib.sh"
@@ -103,6 +104,16 @@ why() {
     # objects written while it was away: that takes Ceph seconds at least
     cephfs-osd-kill)
         WHY='(.faults[0].detail | test("^osd of cs3 killed")) and .faults[0].recover_s > 2 and .metadata.ops.create > 0 and .findings == []' ;;
+    # the fabric's cut was felt by all, nobody was replaced for it, and the
+    # cluster was whole again afterwards
+    cephfs-switch-restart)
+        WHY='.faults[0].stall_s >= 2 and .faults[0].recover_s != null and ([.path_events[] | select(.event == "mds-assigned")] == []) and .findings == []' ;;
+    # must fail: cs1's dead MDS was never replaced (no takeover, the fault
+    # never recovered, the workers left waiting), the report says why from
+    # the monitors' log with the settings that cause it, and only the stall
+    # and hung rules failed
+    cephfs-mds-grace-trap)
+        WHY='.faults[0].recovery_s == null and ([.path_events[] | select(.event == "mds-active")] == []) and ([.path_events[] | select(.event == "mds-beacons-reset") | .detail | test("mon_tick_interval [(]5 s[)] is not shorter than mds_beacon_grace [(]5 s[)] minus mds_beacon_interval [(]4 s[)]")] | any) and .measured.hung > 0 and .findings == [] and ([.expectations[] | select(.pass | not) | .metric] - ["max_stall", "hung"] == [])' ;;
     *) fail "$1: no reason check in why(); every shipped scenario needs one" ;;
     esac
 }
@@ -127,6 +138,8 @@ plain_only() {
     cephfs-mds-link) echo "gluster-server-link pulls a server's cable the same way, tests/lab/ceph.sh checks the takeover's path events, the stalls and the recovery" ;;
     cephfs-osd-link) echo "gluster-server-link pulls a server's cable the same way, tests/lab/ceph.sh checks the recovery" ;;
     cephfs-osd-kill) echo "gluster-brick-kill kills a server's daemon the same way, tests/lab/ceph.sh checks the recovery" ;;
+    cephfs-switch-restart) echo "gluster-switch-restart restarts the switch the same way, tests/lab/ceph.sh checks the recovery" ;;
+    cephfs-mds-grace-trap) echo "tests/lab/ceph.sh kills the active MDS the same way and reads the monitors' logs; every ceph and gluster lab down aborts its FUSE connection" ;;
     esac
 }
 untimed_misses() {
@@ -173,6 +186,7 @@ for f in "$DIR"/*.scn; do
     gluster-bitrot*) want=1 verdict=fail ;; # a replica serves its rotten copy
     gluster-small-file-brick-kill) want=1 verdict=fail ;; # read from the brick that missed it
     iscsi-cache-lies) want=1 verdict=fail ;; # flushes acknowledged, never made
+    cephfs-mds-grace-trap) want=1 verdict=fail ;; # the dead MDS is never replaced
     *) want=0 verdict=pass ;;
     esac
     timing_missed=""

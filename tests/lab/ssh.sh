@@ -268,8 +268,12 @@ wait_event "$E" fault-clear b-pause "$O"
 wait_event "$E" fault-inject b-kill "$O"
 case "$(stat_of "$PID_B")" in "" | Z) ;; *) fail "kill: tgtd of ctrl-b (pid $PID_B) is $(stat_of "$PID_B")" ;; esac
 wait_event "$E" fault-clear b-kill "$O"
-NEW_B=$("$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid')
-[ "$NEW_B" != "$PID_B" ] || fail "kill: ctrl-b's tgtd was not started again"
+# The clear is sent to ctrl-b's agent, which runs `faultline lab restart`;
+# the event may come before its answer ("not confirmed yet"), so the new
+# tgtd is waited for (10 s: under the sanitizers the restart is slow).
+pid_of_b() { "$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.name == "ctrl-b") | .process.pid'; }
+b_restarted() { NEW_B=$(pid_of_b) && [ "$NEW_B" != "$PID_B" ]; }
+until_ms 10000 b_restarted > /dev/null || fail "kill: ctrl-b's tgtd was not started again within 10 s of the clear"
 [ "$(stat_of "$NEW_B")" != "" ] || fail "kill: the new tgtd of ctrl-b (pid $NEW_B) is not running"
 wait_event "$E" fault-inject a-cmd "$O"
 grep -q "$(lab_host ctrl-a address)" "$WORK/cmd-mark" || fail "command: it did not run in ctrl-a's namespace"
