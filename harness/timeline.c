@@ -577,8 +577,8 @@ void timeline_finish(struct timeline *tl)
     /* Every agent says bye; late answers (a clear its lease did) come in.
      * Its answers to a session a fault cut come with TCP's backoff: the
      * agent's next try may come seconds after its lease ended the cut, so
-     * the bye may wait up to 10 s past the last lease.  An answered bye ends it at
-     * once, and a closed session too. */
+     * the bye may wait up to 10 s past the last lease.  An answered bye
+     * ends it at once, and a closed session too. */
     bool agents = false;
     for (unsigned k = 0; k < FL_MAX_HOSTS && !tl->agents_done; k++) {
         struct remote *r = tl->remotes[k];

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../../lib/mountinfo.h"
+#include "../../lib/proc.h"
 
 struct fusefs {
     char dir[64], back[96], mnt[96];
@@ -73,13 +74,8 @@ static bool all_stopped(pid_t pid)
     while (all && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[384], stat[512];
-        snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
-        FILE *f = fopen(path, "r");
-        char *st = f && fgets(stat, sizeof stat, f) ? strrchr(stat, ')') : NULL;
-        all = st && st[1] == ' ' && (st[2] == 'T' || st[2] == 't');
-        if (f)
-            fclose(f);
+        pid_t tid = (pid_t)atoi(e->d_name); /* /proc/TID/stat: the thread's own state */
+        all = proc_state(tid, proc_starttime(tid)) == PROC_STOPPED;
     }
     closedir(d);
     return all;
