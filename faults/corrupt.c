@@ -18,9 +18,12 @@
  * directories are left out, their contents are not data of the run).  The
  * lab says where the copy lives and in which namespaces it is mounted
  * (fault_lab.replica); it is written from there, through the page cache
- * the server reads.  This is bit rot on one replica: the storage has other
- * good copies and must not serve the bad one, so what a client then reads
- * is damage, not explained by the fault.
+ * the server reads.  A replica that keeps objects in a store of its own
+ * (ceph's OSD) has each block found in the store by its bytes and
+ * overwritten there, under the store's own checksums, and is then asked to
+ * drop what it cached (lab_replica.reread).  This is bit rot on one
+ * replica: the storage has other good copies and must not serve the bad
+ * one, so what a client then reads is damage, not explained by the fault.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,9 +60,10 @@ static const struct key_def corrupt_keys[] = {
     {"path", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct corrupt_params, path), 0, 0,
      "corrupt: file or device (default: the scenario's target; for the iscsi lab its LUN)", 0},
     {"replica", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct corrupt_params, replica), 0, 0,
-     "corrupt: a gluster lab server (gs1, gs2, gs3): overwrite that server's brick copy of "
-     "path (a file or directory of the volume; default: the tree of the target), the bit-rot "
-     "case; the clients' view is not touched", 0},
+     "corrupt: a server of a lab that keeps replicas (gluster: gs1..gs3, its brick; ceph: "
+     "cs1..cs3, its OSD's store): overwrite that server's copy of path (a file or directory "
+     "of the volume; default: the tree of the target), the bit-rot case; the clients' view "
+     "is not touched. scrub: the server whose copy the lab checks against the others", 0},
     {"offset", KEY_SIZE, "0", NULL, FAULT_PARAM(struct corrupt_params, offset), 0, 0,
      "corrupt: first byte", 0},
     {"length", KEY_SIZE, NULL, NULL, FAULT_PARAM(struct corrupt_params, length), 1, 0,
@@ -81,6 +85,7 @@ struct corrupt_fault {
     char *files;          /* replica: the file of each range, NUL-separated */
     uint64_t seed;        /* the bytes written follow from it */
     bool on_target;       /* the ranges are of the scenario's own target */
+    unsigned store_places; /* replica with a store: the places overwritten in it */
 };
 
 static const struct corrupt_params *params(const struct fault *f)
@@ -488,6 +493,208 @@ static int write_copy(void *ctx, char *err, size_t errlen)
     return 0;
 }
 
+/* --- replica with a store (ceph's OSD): each block found by its bytes --- */
+
+#define STORE_CHUNK (4u << 20) /* read at a time; a multiple of any allocation unit */
+#define STORE_MATCHES 4        /* places of one piece overwritten at most */
+#define STORE_TRIES 10         /* a block just written may not be in place yet */
+
+/* One piece of a range: its part within one allocation unit of the file,
+ * which the store keeps in one place.  bytes: what the client reads there
+ * now, so what the store holds, at an offset equal to file_off modulo the
+ * unit.  A block names itself (file, offset, generation, run), so the
+ * bytes are found where the store keeps the block now, and at most in a
+ * freed place that held the same generation; both are overwritten. */
+struct piece {
+    const char *file; /* relative to the volume */
+    uint64_t file_off;
+    uint32_t len;
+    unsigned char *bytes;
+    uint64_t at[STORE_MATCHES];
+    unsigned found;
+};
+
+/* What the child that scans and writes the store needs; it shares our
+ * memory (proc_call_at_shared) and allocates nothing. */
+struct store_write {
+    const char *store;
+    uint32_t align;
+    int mode;
+    struct piece *pieces;
+    size_t npieces;
+    unsigned char *chunk; /* STORE_CHUNK bytes */
+    uint64_t seed;
+    unsigned bit;
+    bool missing;         /* some piece was not found: nothing was written */
+};
+
+/* Every piece's places in the chunk read from store offset base. */
+static void match_chunk(struct store_write *w, uint64_t base, size_t got)
+{
+    for (size_t u = 0; u < got; u += w->align)
+        for (size_t k = 0; k < w->npieces; k++) {
+            struct piece *p = &w->pieces[k];
+            size_t o = u + (size_t)(p->file_off % w->align);
+            if (p->found < STORE_MATCHES && o + p->len <= got && w->chunk[o] == p->bytes[0] &&
+                memcmp(w->chunk + o, p->bytes, p->len) == 0)
+                p->at[p->found++] = base + o;
+        }
+}
+
+/* In the child, where the store is mounted: finds every piece in the
+ * store's data (its holes skipped); writes only when each was found. */
+static int write_store(void *ctx, char *err, size_t errlen)
+{
+    struct store_write *w = ctx;
+    int fd = open(w->store, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open the store %.400s: %s", w->store, strerror(errno));
+        return -1;
+    }
+    for (size_t k = 0; k < w->npieces; k++)
+        w->pieces[k].found = 0;
+    off_t pos = 0;
+    for (;;) {
+        off_t data = lseek(fd, pos, SEEK_DATA);
+        if (data < 0)
+            break; /* ENXIO: no data after pos */
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole < 0)
+            hole = data + STORE_CHUNK;
+        data -= data % (off_t)w->align;
+        for (pos = data; pos < hole;) {
+            ssize_t got = pread(fd, w->chunk, STORE_CHUNK, pos);
+            if (got < 0) {
+                snprintf(err, errlen, "cannot read the store %.400s at %lld: %s", w->store,
+                         (long long)pos, strerror(errno));
+                close(fd);
+                return -1;
+            }
+            if (got == 0)
+                break;
+            match_chunk(w, (uint64_t)pos, (size_t)got);
+            pos += got;
+        }
+    }
+    w->missing = false;
+    for (size_t k = 0; k < w->npieces; k++)
+        w->missing |= !w->pieces[k].found;
+    int rc = 0;
+    for (size_t k = 0; !w->missing && rc == 0 && k < w->npieces; k++)
+        for (unsigned m = 0; rc == 0 && m < w->pieces[k].found; m++)
+            rc = change(w->mode, fd, w->store, w->pieces[k].at[m], w->pieces[k].len, &w->seed,
+                        w->bit, err, errlen);
+    if (rc == 0 && !w->missing && fdatasync(fd) != 0) {
+        snprintf(err, errlen, "cannot sync the store %.400s: %s", w->store, strerror(errno));
+        rc = -1;
+    }
+    close(fd);
+    return rc;
+}
+
+/* The pieces of every range, with the bytes the client reads there. */
+static int read_pieces(const struct corrupt_fault *s, const char *mount, uint32_t align,
+                       struct piece *pieces, size_t max, size_t *n, char *err, size_t errlen)
+{
+    const char *rel = s->files;
+    *n = 0;
+    for (unsigned r = 0; r < s->nranges; r++, rel += strlen(rel) + 1) {
+        char path[2 * PATH_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", mount, rel);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot open %.400s: %s", path, strerror(errno));
+            return -1;
+        }
+        uint64_t off = s->ranges[r][0], end = off + s->ranges[r][1];
+        while (off < end && *n < max) {
+            uint64_t unit_end = off - off % align + align;
+            struct piece *p = &pieces[(*n)++];
+            *p = (struct piece){.file = rel, .file_off = off,
+                                .len = (uint32_t)((unit_end < end ? unit_end : end) - off)};
+            p->bytes = malloc(p->len);
+            ssize_t got = p->bytes ? pread(fd, p->bytes, p->len, (off_t)off) : -1;
+            if (got != (ssize_t)p->len) {
+                snprintf(err, errlen, "cannot read %.400s at %llu: %s", path,
+                         (unsigned long long)off, !p->bytes ? "out of memory" : got < 0 ?
+                         strerror(errno) : "short (the file is shorter now)");
+                close(fd);
+                return -1;
+            }
+            off += p->len;
+        }
+        close(fd);
+        if (off < end) {
+            snprintf(err, errlen, "corrupt: more than %zu pieces of the store to change", max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Finds the ranges' bytes in the replica's store and overwrites them
+ * there, then has its server drop what it cached of them. */
+static int store_inject(struct fault *f, const struct lab_replica *r, uint64_t seed,
+                        unsigned bit, char *err, size_t errlen)
+{
+    struct corrupt_fault *s = f->state;
+    const char *name = params(f)->replica;
+    uint32_t align = r->align ? r->align : 4096;
+    if (STORE_CHUNK % align) {
+        snprintf(err, errlen, "corrupt on %s: its store's unit of %u bytes does not divide %u",
+                 name, align, STORE_CHUNK);
+        return -1;
+    }
+    size_t max = MAX_RANGES * 16, n = 0;
+    struct piece *pieces = calloc(max, sizeof *pieces);
+    struct store_write w = {.store = r->store, .align = align, .mode = params(f)->mode,
+                            .pieces = pieces, .chunk = malloc(STORE_CHUNK), .seed = seed,
+                            .bit = bit};
+    int rc = -1;
+    char why[1024];
+    if (!pieces || !w.chunk)
+        snprintf(err, errlen, "out of memory");
+    else if (read_pieces(s, r->mount, align, pieces, max, &n, err, errlen) == 0) {
+        w.npieces = n;
+        for (unsigned t = 0; t < STORE_TRIES; t++) {
+            if (t)
+                nanosleep(&(struct timespec){.tv_nsec = 300000000}, NULL);
+            rc = proc_call_at_shared(&r->at, write_store, &w, why, sizeof why);
+            if (rc != 0 || !w.missing)
+                break;
+        }
+        if (rc != 0)
+            snprintf(err, errlen, "corrupt on %s: %s", name, why);
+        else if (w.missing) {
+            size_t k = 0;
+            while (pieces[k].found)
+                k++;
+            snprintf(err, errlen, "corrupt on %s: the bytes of %.300s at %llu are not in its "
+                     "store %.300s (not written there yet?); nothing was changed", name,
+                     pieces[k].file, (unsigned long long)pieces[k].file_off, r->store);
+            rc = -1;
+        }
+    }
+    s->store_places = 0;
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        s->store_places += pieces[k].found;
+    for (size_t k = 0; k < n; k++)
+        free(pieces[k].bytes);
+    free(pieces);
+    free(w.chunk);
+    if (rc == 0 && r->reread[0]) {
+        char *argv[] = {"/bin/sh", "-c", (char *)r->reread, NULL};
+        char out[1024];
+        int st = proc_run_at(&r->at, argv, out, sizeof out, 30000);
+        if (st != 0) {
+            snprintf(err, errlen, "corrupt on %s: its store was changed, but `%s` failed (%d): "
+                     "%.400s", name, r->reread, st, out);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
 static int replica_inject(struct fault *f, char *err, size_t errlen)
 {
     const struct fault_lab *lab = f->env->lab;
@@ -499,6 +706,8 @@ static int replica_inject(struct fault *f, char *err, size_t errlen)
     w.bit = (unsigned)(rng_split(&w.seed) % 8);
     if (replica_pick(f, r.mount, &w.seed, err, errlen) != 0)
         return -1;
+    if (!r.copy[0])
+        return store_inject(f, &r, w.seed, w.bit, err, errlen);
     char why[1024];
     if (proc_call_at(&r.at, write_copy, &w, why, sizeof why) != 0) {
         snprintf(err, errlen, "corrupt on %s: %s", params(f)->replica, why);
@@ -523,9 +732,12 @@ static void corrupt_describe(const struct fault *f, char *out, size_t n)
     }
     size_t used;
     if (p->replica[0]) {
-        used = (size_t)snprintf(out, n, "%s written over %u ranges of %s's brick copy of the "
-                                "volume%s%s:", modes[p->mode], s->nranges, p->replica,
-                                s->path[0] ? ", under " : "", s->path);
+        char places[64] = "";
+        if (s->store_places)
+            snprintf(places, sizeof places, " (%u places of its store)", s->store_places);
+        used = (size_t)snprintf(out, n, "%s written over %u ranges of %s's copy of the "
+                                "volume%s%s%s:", modes[p->mode], s->nranges, p->replica,
+                                s->path[0] ? ", under " : "", s->path, places);
         const char *rel = s->files;
         for (unsigned i = 0; rel && i < s->nranges && used < n; i++, rel += strlen(rel) + 1)
             used += (size_t)snprintf(out + used, n - used, " %s@%llu", rel,

@@ -23,6 +23,7 @@
     X(fault_pause)                                                                             \
     X(fault_restart)                                                                           \
     X(fault_corrupt)                                                                           \
+    X(fault_scrub)                                                                             \
     X(fault_power_off)                                                                         \
     X(fault_command)                                                                           \
     /* one line per family, each ending in a backslash */

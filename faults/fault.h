@@ -155,11 +155,24 @@ struct lab_process {
     bool restartable; /* the lab can start it again (restart, restart_after) */
 };
 
-/* Where one replica's copy of the volume lives (corrupt replica = NAME). */
+/* Where one replica's copy of the volume lives (corrupt replica = NAME),
+ * and how its server is asked about it.  A replica keeps either files
+ * (copy: gluster's brick) or objects in a store of its own (store: ceph's
+ * OSD, whose bluestore "block" file holds each block of a file at an
+ * offset that only the store knows; it is found by its bytes, which are
+ * unique in a run: every block names itself). */
 struct lab_replica {
     char mount[PATH_MAX]; /* the volume as the client sees it */
-    char copy[PATH_MAX];  /* the replica's own directory of the volume, seen at `at` */
-    struct proc_place at; /* the namespaces in which that directory is mounted */
+    char copy[PATH_MAX];  /* the replica's own directory of the volume, seen at `at`; "" */
+    char store[PATH_MAX]; /* or the file its objects' bytes are in, seen at `at`; "" */
+    uint32_t align;       /* store: a file's byte sits at a store offset equal to its
+                             own modulo this (the store's allocation unit) */
+    struct proc_place at; /* the namespaces in which copy or store is mounted */
+    /* Commands for /bin/sh -c at `at` ("" none): after its bytes were
+     * changed, have the server read them from disk again, not from a cache
+     * of its own (reread); check its copy against the others' (scrub). */
+    char reread[512];
+    char scrub[512];
 };
 
 /* What the run's lab lends to faults: callbacks by the lab's own names. */

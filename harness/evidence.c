@@ -203,6 +203,9 @@ void evidence_take(struct evidence *e, const struct finding *f, unsigned long lo
         size_t mlen = 0;
         if (e->lab->replica(e->lab->ctx, e->replicas[i], &r, err, sizeof err) != 0) {
             fprintf(out, "  %-6s cannot look: %s\n", e->replicas[i], err);
+        } else if (!r.copy[0]) {
+            fprintf(out, "  %-6s keeps objects in a store, not files: not looked at\n",
+                    e->replicas[i]);
         } else if (strncmp(path, r.mount, mlen = strlen(r.mount)) != 0 || path[mlen] != '/') {
             fprintf(out, "  %-6s %s is not under the volume's mount %s\n", e->replicas[i], path,
                     r.mount);

@@ -192,7 +192,8 @@ struct lab_kind {
     /* What its servers logged from from_wall_ns on that the run's timeline
      * needs, each passed to fn (ceph: an MDS given a rank, and active, from
      * the monitors' cluster log; their resets of the MDS beacon timeouts,
-     * from their own logs).  NULL: nothing. */
+     * from their own logs; an OSD's bad copy met on a read or a scrub).
+     * NULL: nothing. */
     void (*happened)(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx);
 };
 

@@ -33,6 +33,13 @@
  * After faults the cluster recovers (the heal watch, heal.h): recover_s is
  * from a fault's clear until `ceph status` says HEALTH_OK with every
  * placement group active+clean.
+ *
+ * A server's OSD store is its replica (corrupt replica = csN, found in
+ * the store by its bytes; scrub replica = csN, a deep scrub of the data
+ * pool).  After the workload, the monitors' logs give the run's path
+ * events: the MDS takeover, the monitors' beacon resets, and the OSDs'
+ * bad copies met on a read (read-repair) or by a scrub (scrub-bad-copy,
+ * scrub-errors).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -61,7 +68,7 @@
 struct ceph_lab_opts {
     uint64_t mds_beacon_grace_ns, mds_beacon_interval_ns, mon_tick_interval_ns;
     uint64_t mds_beacon_mon_down_grace_ns, osd_heartbeat_grace_ns, client_mount_timeout_ns;
-    bool standby_replay;
+    bool standby_replay, client_cache;
 };
 _Static_assert(sizeof(struct ceph_lab_opts) <= LAB_OPTS_MAX, "ceph lab options");
 
@@ -85,6 +92,9 @@ static const struct key_def ceph_keys[] = {
     {"osd_heartbeat_grace", KEY_DURATION, "20s", NULL, OPT(osd_heartbeat_grace_ns), SECOND,
      3600 * SECOND, "ceph: how long OSDs wait for a peer's heartbeat before they report it down "
      "(whole seconds)", 0},
+    {"client_cache", KEY_BOOL, "yes", NULL, OPT(client_cache), 0, 0,
+     "ceph: ceph-fuse keeps the data it read or wrote in a cache of its own (client_oc); no: "
+     "every read goes to the OSDs, as a read by another client would", 0},
     {"client_mount_timeout", KEY_DURATION, "300s", NULL, OPT(client_mount_timeout_ns), SECOND,
      3600 * SECOND, "ceph: how long ceph-fuse waits for the cluster when it mounts (whole "
      "seconds)", 0},
@@ -492,12 +502,20 @@ static int write_conf(const struct lab *lab, char *err, size_t errlen)
             "mon_data_avail_warn = 1\nmon_data_avail_crit = 0\n"
             "mds_beacon_grace = %u\nmds_beacon_interval = %u\nmon_tick_interval = %u\n"
             "mds_beacon_mon_down_grace = %u\n"
-            "osd_heartbeat_grace = %u\nclient_mount_timeout = %u\n"
+            "osd_heartbeat_grace = %u\nclient_mount_timeout = %u\nclient_oc = %s\n"
             /* small enough for 2 cores and a few GiB */
             "osd_memory_target = 536870912\nbluestore_cache_autotune = false\n"
             "bluestore_cache_size = 134217728\nmds_cache_memory_limit = 134217728\n"
             "osd_objectstore = bluestore\nbluestore_block_create = true\n"
             "bluestore_block_size = %llu\n"
+            /* Ceph takes a store file for a rotating disk and sleeps 0.1 s
+             * between recovery operations on it; the lab's disk is shared
+             * by three OSDs anyway, and recovery at a real disk's pace
+             * would make every OSD scenario minutes long */
+            "osd_recovery_sleep_hdd = 0\n"
+            /* a deep scrub asked for (the scrub fault) runs at once, on
+             * every placement group at a time, not one a few seconds */
+            "osd_scrub_backoff_ratio = 0\nosd_max_scrubs = 3\n"
             "[mon]\nmon_data = %s/$id/mon\n"
             "[mgr]\nmgr_data = %s/$id/mgr\n"
             "[mds]\nmds_data = %s/$id/mds\n",
@@ -505,7 +523,7 @@ static int write_conf(const struct lab *lab, char *err, size_t errlen)
             seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns),
             seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_mon_down_grace_ns),
             seconds(o->osd_heartbeat_grace_ns), seconds(o->client_mount_timeout_ns),
-            (unsigned long long)lab->opts.size, lab->dir,
+            o->client_cache ? "true" : "false", (unsigned long long)lab->opts.size, lab->dir,
             lab->dir, lab->dir);
     for (unsigned i = 1; i <= NSERVERS; i++) {
         const struct lab_host *h = &lab->hosts[i];
@@ -932,6 +950,123 @@ static void note_mds_line(void *ctx, const struct lab_host *mon, const char *lin
         l->seen[l->n++] = m;
 }
 
+/* --- what the OSDs logged (to the cluster log): bad copies met --- */
+
+/* One OSD line of the cluster log, as a path event. */
+struct osd_line {
+    uint64_t wall_ns;
+    const char *event;
+    char where[64];
+    char detail[320];
+};
+
+#define OSD_LINES_MAX 256
+
+struct osd_lines {
+    const struct lab *lab;
+    uint64_t from_wall_ns;
+    struct osd_line seen[OSD_LINES_MAX];
+    size_t n;
+};
+
+/* "osd.N ADDR" of the server whose OSD is osd.N. */
+static void osd_where(const struct lab *lab, unsigned osd, char *out, size_t n)
+{
+    unsigned i = osd + 1;
+    snprintf(out, n, "osd.%u %.40s", osd, i <= NSERVERS ? lab->hosts[i].addr : "");
+}
+
+/* The object's name in "2:0cf6ad0f:::10000000000.00000000:head". */
+static void object_name(const char *soid, char *out, size_t n)
+{
+    const char *a = strstr(soid, ":::");
+    a = a ? a + 3 : soid;
+    size_t len = strcspn(a, ":, \n");
+    snprintf(out, n, "%.*s", (int)len, a);
+}
+
+/* A primary OSD that met a bad copy of its own on a read ("PG missing
+ * primary copy of SOID, will try copies on A,B": Ceph repairs it from the
+ * others and then answers), one copy a deep scrub found bad ("PG shard S
+ * soid SOID : candidate had a read error"), and a scrub's count ("PG
+ * deep-scrub N errors"). */
+static bool osd_line_of(const struct lab *lab, const char *line, struct osd_line *o)
+{
+    unsigned osd, shard, errors;
+    char pg[16], soid[160], obj[96], copies[32];
+    const char *m = strstr(line, " : cluster [ERR] ");
+    if (!m || sscanf(line, "%*s osd.%u", &osd) != 1 || !(o->wall_ns = log_time(line)))
+        return false;
+    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s missing primary copy of "
+               "%159s will try copies on %31s", &osd, pg, soid, copies) == 4) {
+        object_name(soid, obj, sizeof obj);
+        o->event = "read-repair";
+        osd_where(lab, osd, o->where, sizeof o->where);
+        snprintf(o->detail, sizeof o->detail, "osd.%u could not read its own copy of object %s "
+                 "(placement group %s) and reads it from the copies on OSDs %s for the client "
+                 "(the monitors' cluster log)", osd, obj, pg, copies);
+        return true;
+    }
+    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s shard %u soid %159s",
+               &osd, pg, &shard, soid) == 4 && strstr(line, " : candidate ")) {
+        const char *why = strstr(line, " : candidate ");
+        object_name(soid, obj, sizeof obj);
+        o->event = "scrub-bad-copy";
+        osd_where(lab, shard, o->where, sizeof o->where);
+        snprintf(o->detail, sizeof o->detail, "the deep scrub of placement group %s (by osd.%u) "
+                 "found osd.%u's copy of object %s bad: %.*s (the monitors' cluster log)", pg,
+                 osd, shard, obj, why ? (int)strcspn(why + 3, "\n") : 7,
+                 why ? why + 3 : "unknown");
+        return true;
+    }
+    int end = 0;
+    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s deep-scrub %u errors%n", &osd,
+               pg, &errors, &end) == 3 && end) {
+        o->event = "scrub-errors";
+        osd_where(lab, osd, o->where, sizeof o->where);
+        snprintf(o->detail, sizeof o->detail, "the deep scrub of placement group %s (by osd.%u) "
+                 "found %u error%s: the placement group is inconsistent until `ceph pg repair "
+                 "%s` (the monitors' cluster log)", pg, osd, errors, errors == 1 ? "" : "s", pg);
+        return true;
+    }
+    return false;
+}
+
+static void note_osd_line(void *ctx, const struct lab_host *mon, const char *line)
+{
+    (void)mon;
+    struct osd_lines *l = ctx;
+    struct osd_line o;
+    if (!strstr(line, "cluster [ERR]") || !osd_line_of(l->lab, line, &o) ||
+        o.wall_ns < l->from_wall_ns)
+        return;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->seen[k].wall_ns == o.wall_ns && strcmp(l->seen[k].detail, o.detail) == 0)
+            return;
+    if (l->n < OSD_LINES_MAX)
+        l->seen[l->n++] = o;
+}
+
+static int osd_by_time(const void *a, const void *b)
+{
+    const struct osd_line *x = a, *y = b;
+    return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
+}
+
+static void osd_lines(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
+{
+    struct osd_lines *l = calloc(1, sizeof *l);
+    if (!l)
+        return;
+    l->lab = lab;
+    l->from_wall_ns = from_wall_ns;
+    each_mon_line(lab, "cluster.log", note_osd_line, l);
+    qsort(l->seen, l->n, sizeof l->seen[0], osd_by_time);
+    for (size_t k = 0; k < l->n; k++)
+        fn(ctx, l->seen[k].wall_ns, l->seen[k].event, l->seen[k].where, l->seen[k].detail);
+    free(l);
+}
+
 static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
 {
     struct mds_lines l = {.from_wall_ns = from_wall_ns};
@@ -948,6 +1083,7 @@ static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_
         fn(ctx, m->wall_ns, m->event, where, detail);
     }
     beacon_resets(lab, from_wall_ns, fn, ctx);
+    osd_lines(lab, from_wall_ns, fn, ctx);
 }
 
 /* --- running it --- */
@@ -1007,6 +1143,39 @@ static int ceph_process(const struct lab *lab, const char *host, const char *pro
         return 0;
     }
     return 1;
+}
+
+/* A server's replica is what its OSD keeps: objects in a bluestore whose
+ * "block" file holds their bytes (found there by the corrupt fault), in
+ * allocation units of 4 KiB (bluestore_min_alloc_size in Pacific).  After
+ * a change under it, the OSD drops its caches, so that the next read or
+ * scrub reads the block file and meets its checksums; the scrub is a deep
+ * scrub of the data pool's placement groups, each of which has a copy on
+ * every OSD (size 3 on three). */
+static int ceph_replica(const struct lab *lab, const char *name, struct lab_replica *r,
+                        char *err, size_t errlen)
+{
+    const struct lab_host *h = lab_host(lab, name);
+    if (!h || !h->netns[0] || lab_is_client_host(h)) {
+        snprintf(err, errlen, "not a server of the ceph lab (cs1, cs2, cs3)");
+        return -1;
+    }
+    const struct ceph_lab *c = priv(lab);
+    memset(r, 0, sizeof *r);
+    snprintf(r->mount, sizeof r->mount, "%s", c->mount);
+    snprintf(r->store, sizeof r->store, "%s/osd/block", h->home);
+    r->align = 4096;
+    char id[16];
+    daemon_id(daemon_of("osd"), h, id, sizeof id);
+    snprintf(r->reread, sizeof r->reread, "ceph -c %s --connect-timeout 15 tell osd.%s cache "
+             "drop", c->conf, id);
+    snprintf(r->scrub, sizeof r->scrub, "ceph -c %s --connect-timeout 15 osd pool deep-scrub "
+             "%s", c->conf, c->data);
+    if (!(r->at.join = live_daemon(h, "ceph-osd", &r->at.join_start))) {
+        snprintf(err, errlen, "no OSD runs on %s", name);
+        return -1;
+    }
+    return 0;
 }
 
 static bool ceph_healthy(const struct lab *lab, char *why, size_t n)
@@ -1221,6 +1390,7 @@ const struct lab_kind lab_ceph = {
     .status = ceph_status,
     .place = ceph_place,
     .process = ceph_process,
+    .replica = ceph_replica,
     .heal = &ceph_recover,
     .describe = ceph_describe,
     .happened = ceph_happened,

@@ -108,6 +108,12 @@ why() {
     # cluster was whole again afterwards
     cephfs-switch-restart)
         WHY='.faults[0].stall_s >= 2 and .faults[0].recover_s != null and ([.path_events[] | select(.event == "mds-assigned")] == []) and .findings == []' ;;
+    # CephFS served no rot: the rot was on cs1's OSD's disk; the reads of
+    # the objects whose primary copy is cs1's met its checksum and were
+    # served from the other copies, the deep scrub found the rest, all on
+    # osd.0, and the cluster is not whole until a repair (see below)
+    cephfs-bitrot)
+        WHY='(.faults[0].detail | test("over 64 ranges of cs1.s copy of the volume [(][0-9]+ places of its store[)]")) and ([.path_events[] | select(.event == "read-repair") | .portal | startswith("osd.0 ")] | length > 0 and all) and ([.path_events[] | select(.event == "scrub-bad-copy") | .portal | startswith("osd.0 ")] | length > 0 and all) and ([.faults[] | .recover_s] == [null, null]) and .counts.ok > 0 and .findings == []' ;;
     # must fail: cs1's dead MDS was never replaced (no takeover, the fault
     # never recovered, the workers left waiting), the report says why from
     # the monitors' log with the settings that cause it, and only the stall
@@ -139,6 +145,7 @@ plain_only() {
     cephfs-osd-link) echo "gluster-server-link pulls a server's cable the same way, tests/lab/ceph.sh checks the recovery" ;;
     cephfs-osd-kill) echo "gluster-brick-kill kills a server's daemon the same way, tests/lab/ceph.sh checks the recovery" ;;
     cephfs-switch-restart) echo "gluster-switch-restart restarts the switch the same way, tests/lab/ceph.sh checks the recovery" ;;
+    cephfs-bitrot) echo "gluster-bitrot-detect runs the corrupt fault; its store scan and the OSDs' log lines ran 10 times under the sanitizers when it was measured" ;;
     cephfs-mds-grace-trap) echo "tests/lab/ceph.sh kills the active MDS the same way and reads the monitors' logs; every ceph and gluster lab down aborts its FUSE connection" ;;
     esac
 }
@@ -221,6 +228,10 @@ for f in "$DIR"/*.scn; do
                 fail "$name: no heal time, and its heal event does not say what was left"
             echo "  $name: $(grep -o 'did not heal within heal_wait ([^)]*)' "$WORK/$name/events.jsonl" | head -1)"
         fi ;;
+    cephfs-bitrot)
+        grep -Eq 'did not recover within heal_wait \(.*PG_DAMAGED' "$WORK/$name/events.jsonl" ||
+            fail "$name: its recover event does not say that placement groups are damaged"
+        echo "  $name: $(jq '[.path_events[] | select(.event == "read-repair")] | length' "$R") read-repairs, $(jq '[.path_events[] | select(.event == "scrub-bad-copy")] | length' "$R") bad copies found by the deep scrub" ;;
     gluster-bitrot*)
         # the first findings were followed by a look at every brick's copy
         # (evidence.txt): the rot is gs1's, the other two hold the data

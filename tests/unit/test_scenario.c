@@ -112,6 +112,8 @@ static void mistakes_are_named_by_file_and_line(void **state)
     expect_error("[scenario]\nduration = 0s\n[target]\nkind = file\npath = /x\n", "t.scn:2:",
                  "too short");
     expect_error("[scenario]\nfoo = 1\n", "t.scn:2:", "unknown key 'foo' in [scenario]");
+    expect_error("[target]\nkind = file\npath = /x\n[fault s]\naction = scrub\nat = 1s\n",
+                 "t.scn:4:", "scrub needs replica = NAME");
 }
 
 static void iscsi_targets_take_portals_or_the_lab(void **state)
