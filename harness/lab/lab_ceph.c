@@ -513,8 +513,9 @@ static int write_conf(const struct lab *lab, char *err, size_t errlen)
              * by three OSDs anyway, and recovery at a real disk's pace
              * would make every OSD scenario minutes long */
             "osd_recovery_sleep_hdd = 0\n"
-            /* a deep scrub asked for (the scrub fault) runs at once, on
-             * every placement group at a time, not one a few seconds */
+            /* a deep scrub asked for (the scrub fault) starts at once and
+             * on three placement groups at a time, not on one every few
+             * seconds */
             "osd_scrub_backoff_ratio = 0\nosd_max_scrubs = 3\n"
             "[mon]\nmon_data = %s/$id/mon\n"
             "[mgr]\nmgr_data = %s/$id/mgr\n"
@@ -1009,14 +1010,13 @@ static bool osd_line_of(const struct lab *lab, const char *line, struct osd_line
     }
     if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s shard %u soid %159s",
                &osd, pg, &shard, soid) == 4 && strstr(line, " : candidate ")) {
-        const char *why = strstr(line, " : candidate ");
+        const char *why = strstr(line, " : candidate ") + 3;
         object_name(soid, obj, sizeof obj);
         o->event = "scrub-bad-copy";
         osd_where(lab, shard, o->where, sizeof o->where);
         snprintf(o->detail, sizeof o->detail, "the deep scrub of placement group %s (by osd.%u) "
                  "found osd.%u's copy of object %s bad: %.*s (the monitors' cluster log)", pg,
-                 osd, shard, obj, why ? (int)strcspn(why + 3, "\n") : 7,
-                 why ? why + 3 : "unknown");
+                 osd, shard, obj, (int)strcspn(why, "\n"), why);
         return true;
     }
     int end = 0;
