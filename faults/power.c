@@ -3,14 +3,15 @@
  *
  *   [fault cut]
  *   action = power-off
- *   host = gs2              (a lab server: gs1..gs3, ctrl-a, ctrl-b)
+ *   host = gs2              (a lab server: gs1..gs3, cs1..cs3, ctrl-a, ctrl-b)
  *   at = 5s
  *   power_on_after = 5s     (default: powered on when the workload ends)
  *
  * What a power cut does to a host is the lab's business (fault_lab.power):
  * every process of the host dies at once, and what it held but had not made
- * durable is gone — a gluster server's brick filesystem is shut down
- * without log flush, an iSCSI controller's volatile write cache is dropped.
+ * durable is gone — a gluster server's brick filesystem and a ceph
+ * server's disk (the stores of all its daemons) are shut down without log
+ * flush, an iSCSI controller's volatile write cache is dropped.
  * At power-on the lab brings the host up as after a cold start (a brick is
  * mounted again and replays its log; the service starts again).
  *

@@ -384,6 +384,31 @@ int proc_each_in_netns(const char *netns, int (*fn)(void *ctx, const struct proc
  * some 60 runnable tasks on 2 cores (a glusterfsd at `lab down`). */
 #define KILL_WAIT_MS 10000
 
+/* Why a SIGKILLed process is still there: its name, its state (R: its
+ * exit starved of CPU; D: waiting in the kernel, an unmount flushing say)
+ * and the kernel function it waits in. */
+static void still_alive(pid_t pid, char *err, size_t errlen)
+{
+    char path[64], comm[64] = "?", wchan[64] = "?", state = '?';
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fgets(comm, sizeof comm, f))
+            comm[strcspn(comm, "\n")] = '\0';
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+    if ((f = fopen(path, "r"))) {
+        if (!fgets(wchan, sizeof wchan, f))
+            snprintf(wchan, sizeof wchan, "?");
+        fclose(f);
+    }
+    uint64_t start;
+    read_stat(pid, &state, &start);
+    snprintf(err, errlen, "process %d (%s, state %c, waiting in %s) is still alive %d s after "
+             "SIGKILL", (int)pid, comm, state, wchan, KILL_WAIT_MS / 1000);
+}
+
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
 {
     enum proc_state s = proc_state(pid, start);
@@ -421,8 +446,7 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         waitpid(pid, NULL, WNOHANG); /* ours: reaped */
         if (rc == 1)
             return 0;
-        snprintf(err, errlen, "process %d is still alive %d s after SIGKILL", (int)pid,
-                 KILL_WAIT_MS / 1000);
+        still_alive(pid, err, errlen);
         return -1;
     }
     uint64_t until = mono_ns() + KILL_WAIT_MS * 1000000ull;
@@ -435,8 +459,7 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    snprintf(err, errlen, "process %d is still alive %d s after SIGKILL", (int)pid,
-                 KILL_WAIT_MS / 1000);
+    still_alive(pid, err, errlen);
     return -1;
 }
 

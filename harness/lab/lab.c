@@ -13,11 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/mountinfo.h"
 #include "../../lib/net.h"
@@ -142,6 +146,22 @@ int lab_server_namespaces(const struct lab_host *h)
         return errno;
     if (sethostname(h->name, strlen(h->name)) != 0)
         return errno;
+    return 0;
+}
+
+int lab_mount_image(const char *img, const char *dir)
+{
+    pid_t m = fork();
+    if (m < 0)
+        return errno;
+    if (m == 0) {
+        proc_child_signals();
+        execlp("mount", "mount", "-o", "loop", img, dir, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(m, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return EIO;
     return 0;
 }
 
@@ -431,6 +451,85 @@ int lab_kill_all_in(const char *netns, char *err, size_t errlen)
         if (!seen)
             break;
     }
+    return 0;
+}
+
+static int freeze_one(void *ctx, const struct proc_seen *p)
+{
+    unsigned *n = ctx;
+    if (proc_starttime(p->pid) == p->start && kill(p->pid, SIGSTOP) == 0)
+        (*n)++;
+    return 0;
+}
+
+unsigned lab_freeze_all_in(const char *netns)
+{
+    unsigned n = 0;
+    proc_each_in_netns(netns, freeze_one, &n);
+    return n;
+}
+
+/* XFS_IOC_GOINGDOWN and its flag from <xfs/xfs_fs.h> (xfslibs-dev). */
+#define XFS_SUPER_MAGIC_ 0x58465342
+#define XFS_IOC_GOINGDOWN_ _IOR('X', 125, uint32_t)
+#define XFS_GOING_NOLOGFLUSH_ 0x2
+
+int lab_xfs_power_cut(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct statfs sf;
+    if (fd < 0 || fstatfs(fd, &sf) != 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (sf.f_type != XFS_SUPER_MAGIC_) {
+        snprintf(err, errlen, "%s is not on an xfs (type 0x%lx): not shut down", path,
+                 (unsigned long)sf.f_type);
+        close(fd);
+        return -1;
+    }
+    uint32_t flags = XFS_GOING_NOLOGFLUSH_;
+    int rc = ioctl(fd, XFS_IOC_GOINGDOWN_, &flags);
+    if (rc != 0)
+        snprintf(err, errlen, "XFS_IOC_GOINGDOWN of %s: %s", path, strerror(errno));
+    close(fd);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Whether a loop device holds image `img`. */
+static bool image_attached(const char *img)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    bool held = false;
+    while (d && (e = readdir(d)) && !held) {
+        if (strncmp(e->d_name, "loop", 4) != 0)
+            continue;
+        char path[300], back[PATH_MAX];
+        snprintf(path, sizeof path, "/sys/block/%.64s/loop/backing_file", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fgets(back, sizeof back, f)) {
+            back[strcspn(back, "\n")] = '\0';
+            held = strcmp(back, img) == 0;
+        }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return held;
+}
+
+int lab_image_let_go(const char *img, char *err, size_t errlen)
+{
+    for (uint64_t until = mono_ns() + 20000000000ull; image_attached(img); lab_pause_ms(20))
+        if (mono_ns() > until) {
+            snprintf(err, errlen, "%s is still attached to a loop device after 20 s", img);
+            return -1;
+        }
     return 0;
 }
 
@@ -1022,6 +1121,14 @@ int lab_power(const struct lab *lab, const char *host, bool on, char *what, size
         return -1;
     what[0] = '\0';
     int rc = now.kind->power(&now, h, on, fd, what, whatlen, err, errlen);
+    if (rc == 0 && on) {
+        int sshd = lab_ssh_revive(&now, fd, h, err, errlen);
+        if (sshd > 0) {
+            size_t len = strlen(what);
+            snprintf(what + len, whatlen - len, "%sits sshd started again", len ? ", " : "");
+        }
+        rc = sshd < 0 ? -1 : 0;
+    }
     close(fd);
     return rc;
 }

@@ -277,6 +277,11 @@ int cmd_lab(int argc, char **argv);
  * recorded ("sshd HOST PID START") before it starts.  0, or -1 with err. */
 int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen);
 
+/* After server h's power-on: its sshd started again (and recorded) if the
+ * power cut took it, as a server's sshd comes up when the server boots.
+ * 1 started, 0 still running (or none), -1 with err. */
+int lab_ssh_revive(struct lab *lab, int fd, const struct lab_host *h, char *err, size_t errlen);
+
 /* How to reach lab host `host` (or LAB_SWITCH_HOST) over ssh, and the
  * command that starts its service again (restart may be NULL).  false:
  * the host has no sshd. */
@@ -350,11 +355,39 @@ pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start);
  * namespace is gone; -1 with err. */
 int lab_kill_all_in(const char *netns, char *err, size_t errlen);
 
+/* A server's power cut, in three steps the kinds that can cut one share
+ * (lab_kind.power):
+ *   lab_freeze_all_in   SIGSTOP to every process of the server's network
+ *                       namespace (nothing it does reaches the disk now);
+ *                       how many were stopped
+ *   lab_xfs_power_cut   the XFS that `path` (a directory of it) is on shut
+ *                       down as a power cut leaves it: XFS_IOC_GOINGDOWN
+ *                       without log flush (what `xfs_io -x -c shutdown`
+ *                       does): what was only in memory or in the log not
+ *                       yet written is gone.  Refused for anything but an
+ *                       XFS (the same ioctl shuts down ext4).  0, or -1
+ *   lab_kill_all_in     (above)
+ * and for power-on, lab_image_let_go: waits (up to 20 s) until no loop
+ * device holds image `img` any more (its filesystem went with the mount
+ * namespace of the server's last process, a moment after it: mounting it
+ * again before would meet the old filesystem, with the same UUID).  0, or
+ * -1 with err. */
+unsigned lab_freeze_all_in(const char *netns);
+int lab_xfs_power_cut(const char *path, char *err, size_t errlen);
+int lab_image_let_go(const char *img, char *err, size_t errlen);
+
 /* In the child that starts a server's first process, inside the host's
  * network namespace: a mount namespace of its own, in which nothing
  * mounted reaches ours or the other way, and a UTS namespace whose
  * hostname is the host's name.  0 or errno. */
 int lab_server_namespaces(const struct lab_host *h);
+
+/* In that child, after lab_server_namespaces(): image `img` (a file
+ * system image) mounted on `dir` with mount(8), which sets up the loop
+ * device (autoclear: it is freed with the last user of the namespace, so
+ * the server's disk goes with its last process, as at a power cut).  0 or
+ * errno. */
+int lab_mount_image(const char *img, const char *dir);
 
 /* Sleeps ms milliseconds: the kinds' bounded polling loops. */
 void lab_pause_ms(unsigned ms);

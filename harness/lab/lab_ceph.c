@@ -198,11 +198,58 @@ static pid_t live_daemon(const struct lab_host *h, const char *comm, uint64_t *s
     return f.pid;
 }
 
-/* Runs in the child of a server's first daemon, inside its network
- * namespace: a mount and UTS namespace of its own, named after the host. */
+/* A server's disk: an XFS image of its own, HOME.img (room for the OSD's
+ * sparse store of [lab] size and the other daemons' files), mounted on its
+ * directory HOME inside the server's mount namespace only: it goes with
+ * the server's last process, and a power cut shuts it down. */
+#define DISK_EXTRA (2ull << 30)
+
+static void disk_of(const struct lab_host *h, char *out, size_t n)
+{
+    snprintf(out, n, "%s.img", h->home);
+}
+
+/* Runs in the child of a server's first process, inside its network
+ * namespace: a mount and UTS namespace of its own, named after the host,
+ * with the server's disk mounted and a directory on it for each of its
+ * daemons. */
 static int server_setup(void *ctx)
 {
-    return lab_server_namespaces(ctx);
+    const struct lab_host *h = ctx;
+    char img[200], dir[256];
+    disk_of(h, img, sizeof img);
+    int e = lab_server_namespaces(h);
+    if (e != 0 || (e = lab_mount_image(img, h->home)) != 0)
+        return e;
+    for (size_t k = 0; k < NDAEMONS; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", h->home, daemons[k].type);
+        if (runs(&daemons[k], h) && mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return errno;
+    }
+    return 0;
+}
+
+/* The server's disk image, made, and the directory it is mounted on. */
+static int make_disk(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen)
+{
+    char img[200], out[1024];
+    disk_of(h, img, sizeof img);
+    if (sparse_file(img, lab->opts.size + DISK_EXTRA, 0600, err, errlen) != 0)
+        return -1;
+    char *mkfs[] = {"mkfs.xfs", "-q", "-f", img, NULL};
+    if (proc_run(mkfs, out, sizeof out, 60000) != 0) {
+        snprintf(err, errlen, "mkfs.xfs %s failed: %s", img, out);
+        return -1;
+    }
+    return mkdir_p(h->home, err, errlen);
+}
+
+/* Waits until no loop device holds h's disk any more (lab_image_let_go). */
+static int disk_let_go(const struct lab_host *h, char *err, size_t errlen)
+{
+    char img[200];
+    disk_of(h, img, sizeof img);
+    return lab_image_let_go(img, err, errlen);
 }
 
 /* Where a daemon of h starts: with its running daemons, else afresh. */
@@ -626,11 +673,20 @@ static int make_monitors(const struct lab *lab, char *err, size_t errlen)
     argv[n] = NULL;
     if (tool(argv, err, errlen) != 0)
         return -1;
+    /* each inside its server's namespaces, where its disk is mounted */
     for (unsigned i = 1; i <= NSERVERS; i++) {
-        char *mkfs[] = {"ceph-mon", "--mkfs", "-c", (char *)c->conf, "-i",
-                        (char *)lab->hosts[i].name, "--monmap", map, "--keyring", (char *)c->keyring,
-                        NULL};
-        if (tool(mkfs, err, errlen) != 0)
+        const struct lab_host *h = &lab->hosts[i];
+        char *mkfs[] = {"ceph-mon", "--mkfs", "-c", (char *)c->conf, "-i", (char *)h->name,
+                        "--monmap", map, "--keyring", (char *)c->keyring, NULL};
+        struct proc_place at;
+        place_of(h, &at);
+        char out[2048];
+        int rc = proc_run_at(&at, mkfs, out, sizeof out, 60000);
+        if (rc != 0) {
+            snprintf(err, errlen, "ceph-mon --mkfs -i %s failed (%d): %.600s", h->name, rc, out);
+            return -1;
+        }
+        if (disk_let_go(h, err, errlen) != 0)
             return -1;
     }
     return 0;
@@ -640,7 +696,7 @@ static int make_monitors(const struct lab *lab, char *err, size_t errlen)
  * file of [lab] size, made by mkfs); the monitors must be up. */
 static int make_osd(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen)
 {
-    char uuid[48] = "", id[16], path[200];
+    char uuid[48] = "", id[16];
     FILE *u = fopen("/proc/sys/kernel/random/uuid", "r");
     if (!u || !fgets(uuid, sizeof uuid, u)) {
         snprintf(err, errlen, "cannot read a uuid from /proc/sys/kernel/random/uuid: %s",
@@ -655,11 +711,8 @@ static int make_osd(const struct lab *lab, const struct lab_host *h, char *err, 
     const char *create[] = {"osd", "new", uuid, id, NULL};
     if (cli_ok(lab, create, err, errlen) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/osd", h->home);
-    if (mkdir_p(path, err, errlen) != 0)
-        return -1;
-    /* in the server's namespaces, so that it reaches the monitors as the
-     * OSD will */
+    /* in the server's namespaces (its disk, and osd/ on it: server_setup),
+     * so that it reaches the monitors as the OSD will */
     struct proc_place at;
     place_of(h, &at);
     char *mkfs[] = {"ceph-osd", "-c", priv(lab)->conf, "-i", id, "--mkfs", "--osd-uuid", uuid,
@@ -725,13 +778,8 @@ static int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
     for (unsigned i = 1; i <= NSERVERS; i++) {
         struct lab_host *h = &lab->hosts[i];
         if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
-            mkdir_p(h->home, err, errlen) != 0)
+            make_disk(lab, h, err, errlen) != 0)
             return -1;
-        for (size_t k = 0; k < NDAEMONS; k++) {
-            snprintf(path, sizeof path, "%s/%s", h->home, daemons[k].type);
-            if (runs(&daemons[k], h) && mkdir_p(path, err, errlen) != 0)
-                return -1;
-        }
     }
     if (write_conf(lab, err, errlen) != 0 || make_keyring(lab, err, errlen) != 0 ||
         make_monitors(lab, err, errlen) != 0)
@@ -1101,6 +1149,55 @@ static int ceph_restart(struct lab *lab, struct lab_host *h, int fd, char *err, 
     return run_missing(lab, h, fd, err, errlen);
 }
 
+/* power-off: every daemon of the server frozen, its disk's XFS shut down
+ * without log flush, all killed; the disk's mount goes with the server's
+ * mount namespace.  The disk is opened through /proc/HOLDER/root, a daemon
+ * of that namespace.  power-on: once the loop device has let the image go,
+ * every daemon of the server starts again, the first one mounting the
+ * disk (XFS replays its log), the monitor first. */
+static int ceph_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
+                      size_t whatlen, char *err, size_t errlen)
+{
+    if (!h->netns[0] || lab_is_client_host(h)) {
+        snprintf(err, errlen, "%s is not a server of the ceph lab (cs1, cs2, cs3)", h->name);
+        return -1;
+    }
+    uint64_t t0 = mono_ns();
+    if (!on) {
+        uint64_t start = 0;
+        pid_t holder = live_daemon(h, NULL, &start); /* before the freeze */
+        unsigned frozen = lab_freeze_all_in(h->netns);
+        char path[PATH_MAX], shut[160] = "nothing of it ran: no disk to shut down";
+        if (holder) {
+            snprintf(path, sizeof path, "/proc/%d/root%s", (int)holder, h->home);
+            bool gone = proc_starttime(holder) != start;
+            if (gone)
+                snprintf(err, errlen, "%s: the daemon that held the disk is gone", path);
+            if (gone || lab_xfs_power_cut(path, err, errlen) != 0) {
+                char e[256];
+                lab_kill_all_in(h->netns, e, sizeof e);
+                return -1;
+            }
+            snprintf(shut, sizeof shut, "its disk's xfs (every store of its daemons) shut down "
+                     "without log flush after %.3f s", (double)(mono_ns() - t0) / 1e9);
+        }
+        if (lab_kill_all_in(h->netns, err, errlen) != 0)
+            return -1;
+        snprintf(what, whatlen, "%u processes frozen, %s, all killed after %.3f s", frozen, shut,
+                 (double)(mono_ns() - t0) / 1e9);
+        return 0;
+    }
+    if (disk_let_go(h, err, errlen) != 0)
+        return -1;
+    uint64_t t1 = mono_ns();
+    if (run_missing(lab, h, fd, err, errlen) != 0)
+        return -1;
+    snprintf(what, whatlen, "disk image free after %.3f s, mounted again (xfs log replayed) and "
+             "the daemons started after %.3f s more", (double)(t1 - t0) / 1e9,
+             (double)(mono_ns() - t1) / 1e9);
+    return 0;
+}
+
 /* mon (the default), mgr, osd and mds by the servers that run them; the
  * client's ceph-fuse. */
 static int ceph_process(const struct lab *lab, const char *host, const char *process,
@@ -1391,6 +1488,7 @@ const struct lab_kind lab_ceph = {
     .place = ceph_place,
     .process = ceph_process,
     .replica = ceph_replica,
+    .power = ceph_power,
     .heal = &ceph_recover,
     .describe = ceph_describe,
     .happened = ceph_happened,

@@ -48,9 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,20 +155,9 @@ static int server_setup(void *ctx)
         return errno;
     if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0)
         return errno;
-    /* mount(8) sets up the loop device (autoclear: it is freed with the
-     * last user of this namespace). */
     snprintf(img, sizeof img, "%s/brick.img", h->home);
-    pid_t m = fork();
-    if (m < 0)
-        return errno;
-    if (m == 0) {
-        proc_child_signals();
-        execlp("mount", "mount", "-o", "loop", img, brick, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    if (waitpid(m, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return EIO;
+    if ((e = lab_mount_image(img, brick)) != 0)
+        return e;
     snprintf(src, sizeof src, "%s/data", brick);
     if (mkdir(src, 0755) != 0 && errno != EEXIST)
         return errno;
@@ -511,79 +498,23 @@ static int gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *er
     }
 }
 
-/* SIGSTOP to a process of a server: nothing it does reaches the disk now. */
-static int freeze_one(void *ctx, const struct proc_seen *p)
-{
-    unsigned *n = ctx;
-    if (proc_starttime(p->pid) == p->start && kill(p->pid, SIGSTOP) == 0)
-        (*n)++;
-    return 0;
-}
-
-/* Whether a loop device still holds image `img` (its filesystem is still
- * mounted somewhere, or being let go). */
-static bool image_attached(const char *img)
-{
-    DIR *d = opendir("/sys/block");
-    struct dirent *e;
-    bool held = false;
-    while (d && (e = readdir(d)) && !held) {
-        if (strncmp(e->d_name, "loop", 4) != 0)
-            continue;
-        char path[300], back[PATH_MAX];
-        snprintf(path, sizeof path, "/sys/block/%.64s/loop/backing_file", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        if (fgets(back, sizeof back, f)) {
-            back[strcspn(back, "\n")] = '\0';
-            held = strcmp(back, img) == 0;
-        }
-        fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return held;
-}
-
-/* XFS_IOC_GOINGDOWN and its flag from <xfs/xfs_fs.h> (xfslibs-dev). */
-#define XFS_SUPER_MAGIC_ 0x58465342
-#define XFS_IOC_GOINGDOWN_ _IOR('X', 125, uint32_t)
-#define XFS_GOING_NOLOGFLUSH_ 0x2
-
-/* The brick's filesystem shut down as a power cut leaves it: what was not
- * on disk (the log in memory too) is gone.  The brick is mounted only in
- * the server's mount namespace; it is opened through /proc/HOLDER/root, a
- * process of that namespace, and not from a child that enters it: a child
- * forked from us would, on exit, flush every file of the volume our
- * workers have open, and FUSE would hold that flush until the frozen
- * server times out.  Only ever an XFS: the same ioctl shuts down ext4. */
+/* The brick's filesystem shut down as a power cut leaves it.  The brick
+ * is mounted only in the server's mount namespace; it is opened through
+ * /proc/HOLDER/root, a process of that namespace, and not from a child
+ * that enters it: a child forked from us would, on exit, flush every file
+ * of the volume our workers have open, and FUSE would hold that flush
+ * until the frozen server times out. */
 static int shut_down_brick(pid_t holder, uint64_t start, const char *brick, char *err,
                            size_t errlen)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "/proc/%d/root%s", (int)holder, brick);
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct statfs sf;
-    if (fd < 0 || fstatfs(fd, &sf) != 0) {
-        snprintf(err, errlen, "cannot open the brick %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    if (proc_starttime(holder) != start) {
+        snprintf(err, errlen, "%s: the process that held the brick is gone: not shut down",
+                 path);
         return -1;
     }
-    if (proc_starttime(holder) != start || sf.f_type != XFS_SUPER_MAGIC_) {
-        snprintf(err, errlen, "%s is not the brick's xfs (type 0x%lx%s): not shut down", path,
-                 (unsigned long)sf.f_type,
-                 proc_starttime(holder) != start ? ", its process is gone" : "");
-        close(fd);
-        return -1;
-    }
-    uint32_t flags = XFS_GOING_NOLOGFLUSH_;
-    int rc = ioctl(fd, XFS_IOC_GOINGDOWN_, &flags);
-    if (rc != 0)
-        snprintf(err, errlen, "XFS_IOC_GOINGDOWN of %s: %s", path, strerror(errno));
-    close(fd);
-    return rc == 0 ? 0 : -1;
+    return lab_xfs_power_cut(path, err, errlen);
 }
 
 static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
@@ -597,8 +528,7 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
          * freeze: a stopped process is not a live one). */
         uint64_t start = 0;
         pid_t holder = lab_live_in(h, "glusterfsd", &start);
-        unsigned frozen = 0;
-        proc_each_in_netns(h->netns, freeze_one, &frozen);
+        unsigned frozen = lab_freeze_all_in(h->netns);
         uint64_t t0 = mono_ns();
         char shut[512] = "nothing held the brick mounted";
         if (holder) {
@@ -619,15 +549,9 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
     /* The last process took the mount namespace with it; the loop device
      * lets the image go a moment later.  Mounting it again before that
      * would meet the old filesystem (same UUID). */
-    uint64_t t0 = mono_ns(), until = t0 + 20000000000ull;
-    while (image_attached(img)) {
-        if (mono_ns() > until) {
-            snprintf(err, errlen, "%s is still attached to a loop device 20 s after the power "
-                     "cut of %s", img, h->name);
-            return -1;
-        }
-        lab_pause_ms(50);
-    }
+    uint64_t t0 = mono_ns();
+    if (lab_image_let_go(img, err, errlen) != 0)
+        return -1;
     uint64_t t1 = mono_ns();
     if (gluster_restart(lab, h, fd, err, errlen) != 0)
         return -1;

@@ -249,6 +249,13 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
     return start_one(lab, fd, LAB_SWITCH_HOST, "", false, err, errlen);
 }
 
+int lab_ssh_revive(struct lab *lab, int fd, const struct lab_host *h, char *err, size_t errlen)
+{
+    if (!h->sshd || proc_state(h->sshd, h->sshd_start) != PROC_GONE)
+        return 0;
+    return start_one(lab, fd, h->name, h->netns, false, err, errlen) == 0 ? 1 : -1;
+}
+
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
                 size_t n)
 {

@@ -1,12 +1,13 @@
 # The CephFS lab end to end: up (twice), looked at from outside (three
 # monitors in one quorum, three OSDs each under its own server's hostname,
+# each server's stores on an XFS disk of its own,
 # one active and one standby MDS, the pools of size 3 and min_size 2, the
 # FUSE mount storing a file), a files workload with a metadata stream while
 # the active MDS is killed: the standby takes over (the takeover reported,
 # from the monitors' log, as path events of the fault), the verdict is
 # pass, and the killed one comes back as the standby; then `lab down` — and
-# nothing left behind: no namespace, link, process, mount, state file or
-# directory.
+# nothing left behind: no namespace, link, process, mount, loop device,
+# state file or directory.
 #
 # The lab's quorum is seconds old, and Ceph replaces no MDS while its
 # quorum is younger than mds_beacon_mon_down_grace (60 s): the lab comes up
@@ -21,6 +22,7 @@ LABDIR=/var/tmp/faultline-labs/$P-ceph
 nothing_left() {
     lab_nothing_left ceph
     ! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"
+    ! losetup -a | grep -q "$LABDIR" || fail "loop devices left: $(losetup -a | grep "$LABDIR")"
 }
 # every process of the lab: the servers' (by network namespace) and ceph-fuse
 lab_pids() {
@@ -51,6 +53,11 @@ CS1=$(jq -r '.hosts[1].process.pid' "$S")
 for i in 1 2 3; do
     pid=$(jq -r ".hosts[$i].process.pid" "$S")
     [ "$(nsenter -t "$pid" -u hostname)" = "cs$i" ] || fail "cs$i has hostname $(nsenter -t "$pid" -u hostname)"
+    # its disk: an XFS of its own under every store, mounted in its
+    # namespace only (what a power cut shuts down)
+    [ "$(nsenter -t "$pid" -m findmnt -n -o FSTYPE "$LABDIR/cs$i")" = xfs ] ||
+        fail "cs$i's stores are not on an XFS of its own: $(nsenter -t "$pid" -m findmnt -n "$LABDIR/cs$i")"
+    ! grep -q " $LABDIR/cs$i " /proc/mounts || fail "cs$i's disk is mounted in our namespace"
     for d in ceph-mon ceph-osd; do
         ip netns pids "$P-ceph-cs$i" | xargs -r ps -o comm= -p | grep -qx $d || fail "no $d on cs$i"
     done

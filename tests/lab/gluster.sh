@@ -2,7 +2,8 @@
 # server's own hostname and private mounts, the brick visible only inside
 # its server, the FUSE mount here, the volume's options), a files workload
 # with metadata streams while the brick of gs1 is killed and started again
-# (verdict pass, the heal measured, the brick back online), then a run
+# (verdict pass, the heal measured, the brick back online), gs3's power
+# cut and back (the lab whole again: its brick and its sshd), then a run
 # SIGKILLed with its lab up and `lab down` — and nothing left behind: no
 # namespace, link, process, mount, loop device, state file or directory.
 # Last, a [lab] volume_options list of the wrong form is refused at once.
@@ -138,6 +139,24 @@ echo "  brick kill: stall $(jq .faults[0].stall_s "$R") s, $(jq -r 'if .faults[0
 gluster volume status "$VOL" detail > "$WORK/vstatus"
 [ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online"; }
 # the lab was up before the run: it stays
+expect_code 0 "$FAULTLINE" lab status gluster
+
+# --- a server's power cut and power-on: it comes back whole, its sshd too ---
+sshd_of() { awk -v h="$1" '$1 == "sshd" && $2 == h { p = $3 } END { print p }' "/run/faultline/labs/$P-gluster.state"; }
+old_sshd=$(sshd_of gs3)
+# the brick run's workload, shorter, with gs3's power cut instead
+sed -e 's/^name = .*/name = lab-power/; s/^duration = .*/duration = 6s/; s/^heal_wait = .*/heal_wait = 0s/' \
+    -e '/^\[fault brick\]/,$d' "$WORK/brick.scn" > "$WORK/power.scn"
+printf '%s\n' '[fault power]' 'action = power-off' 'host = gs3' 'at = 1s' 'power_on_after = 2s' \
+    >> "$WORK/power.scn"
+"$FAULTLINE" run "$WORK/power.scn" --out "$WORK/power" -q > "$WORK/power.out" 2>&1 || true
+grep -F '"event":"fault-clear"' "$WORK/power/events.jsonl" > "$WORK/on" ||
+    fail "gs3 was not powered on again: $(grep -F fault- "$WORK/power/events.jsonl")"
+contains "$WORK/on" "brick image free after"
+contains "$WORK/on" "its sshd started again"
+new_sshd=$(sshd_of gs3)
+[ -n "$new_sshd" ] && [ "$new_sshd" != "$old_sshd" ] && kill -0 "$new_sshd" ||
+    fail "gs3's sshd was not started again (before: ${old_sshd:-none}, after: ${new_sshd:-none})"
 expect_code 0 "$FAULTLINE" lab status gluster
 
 # --- lab down, with everything the servers started ---
