@@ -127,7 +127,11 @@ static int service_process(void *ctx, const char *host, const char *process,
     (void)err;
     (void)errlen;
     const struct host_service *s = ctx;
-    const char *comm = !process[0] || strcmp(process, s->as) == 0 ? s->comm : process;
+    /* The service, or the process the fault names: by the comm the lab
+     * gave that name (a lab host: brick is glusterfsd), else as named (a
+     * real host's `process = tgtd`, started again by its restart command). */
+    const char *comm = !process[0] || (s->comm[0] && strcmp(process, s->as) == 0) ? s->comm
+                                                                                    : process;
     if (!comm[0])
         return 1;
     memset(p, 0, sizeof *p);
