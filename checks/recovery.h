@@ -63,6 +63,8 @@ struct recovery {
     bool io_after_inject, io_after_clear;
     double first_io_after_inject_s, first_io_after_clear_s;
     bool lasting;                  /* C > I: a clear to measure from */
+    bool clear_failed;             /* the clear failed: nothing is measured from it, and
+                                      no recovery is claimed (recovered false) */
     /* replicated storage in a lab: clear until it is whole again, in the
      * lab's word (lab_heal): "heal" (gluster: heal_s) or "recover" (ceph:
      * recover_s), the name of the metric it is; whole says what that means */

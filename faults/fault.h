@@ -61,6 +61,7 @@ enum fault_dir { DIR_BOTH, DIR_IN, DIR_OUT };
 struct fault_spec {
     char name[64];
     int line;                     /* of the section header, for messages */
+    int at_line;                  /* of its `at` (the header's when not given) */
     const struct fault_ops *ops;  /* its action's family */
     char host[32];
     uint64_t at_ns;
@@ -258,6 +259,11 @@ struct fault_schedule {
 /* What the parser tells a family's check about the whole scenario. */
 struct fault_rules {
     bool allow_destructive;
+    /* What the scenario says of the fault's host (host_known false: not
+     * known where the check runs, as on an agent): a lab host, whose lab
+     * names its processes and starts them again; or a host that starts its
+     * service again with a command of its own ([host] restart = COMMAND). */
+    bool host_known, host_in_lab, host_restarts;
 };
 
 /* One fault of a run: its spec, where it acts and what happened. */
@@ -276,6 +282,7 @@ struct fault {
     unsigned steps_done; /* a stepped fault's steps so far */
     char detail[1024];   /* what exactly was done, for the report */
     char error[1100];    /* why inject or clear failed */
+    bool clear_failed;   /* its clear failed: the outage was not undone as written */
     /* undo: what puts it back, known before inject (written ahead by the
      * timeline), and the open records */
     char undo_kind[FL_MAX_UNDO][16];

@@ -177,6 +177,39 @@ static int process_prepare(struct fault *f, char *err, size_t errlen)
     return 0;
 }
 
+/* At parse time: what the host can do for it.  A process is named unless
+ * the lab names the host's service; a restart needs a host that knows how
+ * to start it again. */
+static int process_check(const struct fault_spec *s, const struct fault_rules *r, char *err,
+                         size_t errlen)
+{
+    const struct process_params *p = FAULT_PARAMS(s, const struct process_params);
+    if (!r->host_known)
+        return 0; /* an agent's check: the controller's already ran */
+    bool named = p->process[0] || p->pidfile[0] || p->pid;
+    if (!named && !r->host_in_lab) {
+        snprintf(err, errlen, "[fault %s] %s: say which process on %s: process = NAME, "
+                 "pidfile = PATH or pid = N (only a lab host has a service of its own)",
+                 s->name, s->ops->action, s->host);
+        return -1;
+    }
+    bool needs_start = s->ops == &fault_restart || p->restart_after_ns;
+    if (needs_start && !r->host_in_lab && !r->host_restarts) {
+        snprintf(err, errlen, "[fault %s] %s: %s cannot start a process again: give [host %s] "
+                 "restart = COMMAND (what starts its service, run there over ssh), or use a lab "
+                 "host", s->name, p->restart_after_ns ? "restart_after" : "restart", s->host,
+                 s->host);
+        return -1;
+    }
+    if (needs_start && !r->host_in_lab && (p->pidfile[0] || p->pid)) {
+        snprintf(err, errlen, "[fault %s] %s: the process to start again is named by process = "
+                 "NAME (its restart command starts it; a pid or pidfile names only the one that "
+                 "dies)", s->name, p->restart_after_ns ? "restart_after" : "restart");
+        return -1;
+    }
+    return 0;
+}
+
 static void list_pids(const struct fault *f, char *out, size_t n)
 {
     const struct process_fault *s = f->state;
@@ -297,6 +330,7 @@ static void restart_describe(const struct fault *f, char *out, size_t n)
 }
 
 const struct fault_ops fault_kill = {
+    .check = process_check,
     .action = "kill",
     .keys = kill_keys,
     .nkeys = sizeof kill_keys / sizeof kill_keys[0],
@@ -308,6 +342,7 @@ const struct fault_ops fault_kill = {
 };
 
 const struct fault_ops fault_pause = {
+    .check = process_check,
     .action = "pause",
     .keys = pause_keys,
     .nkeys = sizeof pause_keys / sizeof pause_keys[0],
@@ -318,6 +353,7 @@ const struct fault_ops fault_pause = {
 };
 
 const struct fault_ops fault_restart = {
+    .check = process_check,
     .action = "restart",
     .keys = restart_keys,
     .nkeys = sizeof restart_keys / sizeof restart_keys[0],

@@ -754,8 +754,11 @@ void remote_settle(struct fault *f)
     if (rf->cleared_seen && r->t0 && rf->cleared_at) {
         f->cleared_ns = to_ours(r, rf->cleared_at) - r->t0;
         snprintf(f->cleared_by, sizeof f->cleared_by, "%s", rf->by);
-        if (!rf->clear_ok && !f->error[0])
-            snprintf(f->error, sizeof f->error, "%s", rf->error);
+        if (!rf->clear_ok) {
+            f->clear_failed = true;
+            if (!f->error[0])
+                snprintf(f->error, sizeof f->error, "%s", rf->error);
+        }
     }
     pthread_mutex_unlock(&r->mu);
 }

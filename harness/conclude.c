@@ -32,7 +32,7 @@ double conclude_recovery(const struct buckets *series, const struct scenario *sc
 {
     uint64_t first = UINT64_MAX;
     for (unsigned i = 0; i < tl->n; i++)
-        if (tl->faults[i].injected_ns && tl->faults[i].injected_ns < first)
+        if (tl->faults[i].applied && tl->faults[i].injected_ns < first)
             first = tl->faults[i].injected_ns;
     recovery_baseline(series, sc->warmup_ns, first, end, base);
     for (unsigned i = 0; i < tl->n; i++) {
@@ -52,6 +52,13 @@ double conclude_recovery(const struct buckets *series, const struct scenario *sc
                          : f->cleared_ns ? begin                          /* instant */
                                          : end; /* never cleared: until the end */
         recovery_analyze(series, base, begin, clear, horizon, end, &recov[i]);
+        if (f->clear_failed) {
+            /* The outage was not undone as written: what came after its
+             * clear is no recovery from it. */
+            recov[i].clear_failed = true;
+            recov[i].recovered = false;
+            recov[i].io_after_clear = false;
+        }
     }
     uint64_t a, b;
     return series->b ? (double)recovery_longest_gap(series, 0, end, end, &a, &b) / 1e9 : -1;
@@ -99,7 +106,8 @@ int conclude_finish(struct report *rep, struct crew *crew, struct event_log *eve
         .written = crew_block_written, .written_ctx = crew, .io = rep->io, .sweep = rep->sweep,
         .doubtful_writes = rep->doubtful_writes, .hung = rep->hung,
         .clients = rep->nclients, .lost_clients = rep->lost_clients,
-        .max_stall_s = rep->recovery ? rep->max_stall_s : -1};
+        .max_stall_s = rep->recovery ? rep->max_stall_s : -1, .end_ns = rep->sc->duration_ns,
+        .interrupted = rep->interrupted ? rep->interrupt_signal : 0};
     if (verdict_evaluate(&vin, &verdict) != 0) {
         fprintf(stderr, "faultline: out of memory for the verdict\n");
         return 2;

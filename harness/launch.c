@@ -19,11 +19,12 @@
 #define SEC 1000000000ull
 #define STATUS_FILE "exit-status"
 
-static volatile sig_atomic_t stop_asked;
+static volatile sig_atomic_t stop_asked, stop_signal;
 
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (!stop_asked)
+        stop_signal = sig; /* passed on as it came: the ranks exit 128 + it */
     stop_asked++;
 }
 
@@ -121,7 +122,7 @@ static int wait_for(pid_t pid, const struct lab *lab, const char *dir, uint64_t 
             return -1;
         if (stop_asked > seen) {
             seen = stop_asked;
-            unsigned n = signal_ranks(lab, SIGTERM);
+            unsigned n = signal_ranks(lab, stop_signal ? (int)stop_signal : SIGTERM);
             fprintf(stderr, "faultline: passed the signal on to %u rank%s\n", n,
                     n == 1 ? "" : "s");
         }

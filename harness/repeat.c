@@ -17,14 +17,15 @@
 #include "lab/lab.h"
 #include "summary.h"
 
-static volatile sig_atomic_t stop_asked;
+static volatile sig_atomic_t stop_asked; /* the first signal: the exit status is 128 + it */
 static volatile pid_t running; /* the repetition under way */
 
 /* A repetition is in a process group of its own (a terminal's ^C reaches
  * only us), so that it gets each signal once: from here. */
 static void on_signal(int sig)
 {
-    stop_asked = 1;
+    if (!stop_asked)
+        stop_asked = sig;
     if (running > 0)
         kill(running, sig);
 }
@@ -196,7 +197,7 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
         }
         running = pid;
         if (stop_asked) /* a signal between fork and running = pid */
-            kill(pid, SIGTERM);
+            kill(pid, (int)stop_asked);
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
@@ -220,7 +221,7 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    int code = summary_write(dir, sc, runs, n, ran, stop_asked, o->quiet ? NULL : stdout, err,
+    int code = summary_write(dir, sc, runs, n, ran, (int)stop_asked, o->quiet ? NULL : stdout, err,
                              sizeof err);
     if (code < 0) {
         fprintf(stderr, "faultline: %s\n", err);

@@ -43,13 +43,22 @@
  * report.  Second: also cut the sweep short.  (During `verify` the first
  * one ends the pass.) */
 static volatile sig_atomic_t stop_workload, stop_sweep;
+static volatile sig_atomic_t stop_signal; /* the first one: the exit status is 128 + it */
 
 static void on_signal(int sig)
 {
-    (void)sig;
     if (stop_workload)
         stop_sweep = 1;
+    else
+        stop_signal = sig;
     stop_workload = 1;
+}
+
+/* The signal that cut the run short, or 0: the workload ended early, or
+ * a second signal cut the sweep (one during the sweep lets it finish). */
+static int cut_short_by(bool workload_cut)
+{
+    return workload_cut || stop_sweep ? (stop_signal ? stop_signal : SIGTERM) : 0;
 }
 
 static void install_signals(void)
@@ -576,6 +585,8 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
         rep->pending_peak += x->pending_peak;
         rep->interrupted |= x->interrupted;
     }
+    if (rep->interrupted && !rep->interrupt_signal) /* a rank's own signal */
+        rep->interrupt_signal = cut_short_by(true);
     conclude_analyse(rep, crew, &all.series, r->tl, recov);
     heal_finish(r, recov, rep->end_ns);
     r->abandoned = crew->abandoned;
@@ -682,7 +693,8 @@ static int run_workload(struct run *r)
     struct report rep = conclude_report("run", r->dir, sc, &meta, crew);
     rep.io = &crew->io;
     rep.sweep = crew->error ? NULL : &crew->sweep;
-    rep.interrupted = crew->interrupted;
+    rep.interrupted = cut_short_by(crew->interrupted) != 0;
+    rep.interrupt_signal = cut_short_by(crew->interrupted);
     rep.journal_stalls = crew->journal_stalls;
     rep.checkpoints = crew->checkpoints;
     rep.doubtful_writes = crew->doubtful_writes;
@@ -975,7 +987,8 @@ int cmd_verify(const char *dir, bool quiet)
     rep.io = &crew.sweep;
     rep.meta_streams = crew.meta; /* the names' check, and how each model was rebuilt */
     rep.nmeta = crew.nmeta;
-    rep.interrupted = stop_workload != 0;
+    rep.interrupt_signal = stop_workload ? (stop_signal ? stop_signal : SIGTERM) : 0;
+    rep.interrupted = rep.interrupt_signal != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
     struct manifest *man = manifest_gather(&(struct manifest_from){

@@ -530,7 +530,10 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
     }
     struct fault_spec *f = &sc->faults[sc->nfaults++];
     memset(f, 0, sizeof *f);
-    f->line = s->line;
+    f->line = f->at_line = s->line;
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->entries[k].key, "at") == 0)
+            f->at_line = s->entries[k].line;
     snprintf(f->name, sizeof f->name, "%s", s->name);
     const struct ini_entry *action = NULL;
     for (size_t k = 0; k < s->n && !action; k++)
@@ -920,8 +923,36 @@ static bool lab_host_known(const struct scenario *sc, const char *host, char *na
     return known;
 }
 
+/* A fault happens within the workload, every step of it: one whose time
+ * comes after the end would never happen, and a run of it would prove
+ * nothing about it. */
+static int at_in_workload(const struct scenario *sc, const struct fault_spec *f, char *err,
+                          size_t n)
+{
+    char at[32], end[32];
+    snprintf(at, sizeof at, "%gs", (double)f->at_ns / 1e9);
+    snprintf(end, sizeof end, "%gs", (double)sc->duration_ns / 1e9);
+    if (f->at_ns >= sc->duration_ns) {
+        snprintf(err, n, "[fault %s] at = %s is not before the end of the workload (duration = "
+                 "%s): it would never happen", f->name, at, end);
+        return -1;
+    }
+    struct fault_schedule s;
+    fault_schedule_of(f, &s);
+    uint64_t last = f->at_ns + (s.steps ? s.steps - 1 : 0) * s.period_ns;
+    if (s.shape == FAULT_STEPPED && last >= sc->duration_ns) {
+        char l[32];
+        snprintf(l, sizeof l, "%gs", (double)last / 1e9);
+        snprintf(err, n, "[fault %s] its last step (at %s) is not before the end of the workload "
+                 "(duration = %s): it would not happen whole", f->name, l, end);
+        return -1;
+    }
+    return 0;
+}
+
 /* What only the whole scenario can tell about its faults: hosts exist,
- * and each family's own checks of its section. */
+ * they happen within the workload, and each family's own checks of its
+ * section. */
 static int check_faults(const struct scenario *sc, const char *file, char *err, size_t n)
 {
     /* A [host]'s switch is another [host], reached over ssh. */
@@ -950,7 +981,19 @@ static int check_faults(const struct scenario *sc, const char *file, char *err, 
                      "[host NAME] of this scenario", file, f->line, f->name, f->host, names);
             return -1;
         }
+        /* What its host can do: a lab host's lab runs and restarts its
+         * service; a [host] restarts with its own command. */
+        rules.host_known = true;
+        rules.host_in_lab = !known;
+        rules.host_restarts = false;
+        for (unsigned h = 0; h < sc->nhosts; h++)
+            if (strcmp(sc->hosts[h].name, f->host) == 0)
+                rules.host_restarts = sc->hosts[h].restart[0] != '\0';
         char why[1024];
+        if (at_in_workload(sc, f, why, sizeof why) != 0) {
+            snprintf(err, n, "%s:%d: %s", file, f->at_line, why);
+            return -1;
+        }
         if (f->ops->check && f->ops->check(f, &rules, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->line, why);
             return -1;

@@ -167,19 +167,22 @@ static void check_integrity(const struct summary *s, struct summary_rule *r)
 }
 
 int summary_build(struct summary *s, const struct scenario *sc, const struct rep_outcome *runs,
-                  unsigned asked, unsigned ran, bool interrupted, char *err, size_t errlen)
+                  unsigned asked, unsigned ran, int signal, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->sc = sc;
     s->runs = runs;
     s->asked = asked;
     s->ran = ran;
-    s->interrupted = interrupted;
+    s->interrupted = signal != 0;
+    s->signal = signal;
+    bool rep_failed = false;
     for (unsigned k = 0; k < asked; k++) {
         const struct rep_outcome *x = &runs[k];
         const char *v = jv_str(jv_get(x->report, "verdict"));
         s->completed += x->report != NULL;
         s->passed += v && strcmp(v, "pass") == 0 && x->exit == 0;
+        rep_failed |= v && strcmp(v, "fail") == 0;
     }
     size_t mcap = 0, rcap = 0;
     for (unsigned f = 0; f < sc->nfaults; f++)
@@ -238,7 +241,12 @@ int summary_build(struct summary *s, const struct scenario *sc, const struct rep
     check_integrity(s, r);
     for (size_t i = 0; i < s->nrule; i++)
         s->failed += !s->rule[i].pass;
-    s->verdict = !s->completed ? "error" : s->failed ? "fail" : "pass";
+    /* Stopped by a signal: the rules over repetitions that never ran say
+     * nothing; only a repetition that failed does. */
+    s->verdict = !s->completed ? "error"
+                 : s->interrupted ? (rep_failed ? "fail" : "interrupted")
+                 : s->failed      ? "fail"
+                                  : "pass";
     return 0;
 oom:
     snprintf(err, errlen, "out of memory for the summary");
@@ -363,6 +371,11 @@ static int write_json(const struct summary *s, const char *dir, char *err, size_
     json_num(&j, s->asked ? (double)s->passed / s->asked : 0, 4);
     json_key(&j, "interrupted");
     json_bool(&j, s->interrupted);
+    json_key(&j, "interrupted_by");
+    if (s->interrupted)
+        json_str(&j, report_signal_name(s->signal));
+    else
+        json_null(&j);
     json_key(&j, "expectations");
     json_arr_begin(&j);
     for (size_t i = 0; i < s->nrule; i++)
@@ -428,10 +441,10 @@ static void fmt(char *out, size_t n, double v, const char *unit)
 
 static void text_report(const struct summary *s, FILE *f, bool brief)
 {
-    fprintf(f, "%s: %s, %u of %u repetitions passed%s\n", s->sc->name,
-            strcmp(s->verdict, "pass") == 0 ? "PASS" : strcmp(s->verdict, "fail") == 0 ? "FAIL"
-                                                                                      : "ERROR",
-            s->passed, s->asked, s->interrupted ? " (interrupted)" : "");
+    fprintf(f, "%s: %s, %u of %u repetitions passed%s%s\n", s->sc->name,
+            report_verdict_caps(s->verdict), s->passed, s->asked,
+            s->interrupted ? "; interrupted by " : "",
+            s->interrupted ? report_signal_name(s->signal) : "");
     fprintf(f, "expectations over the repetitions: %zu of %zu hold\n", s->nrule - s->failed,
             s->nrule);
     for (size_t i = 0; i < s->nrule; i++) {
@@ -481,11 +494,11 @@ static void text_report(const struct summary *s, FILE *f, bool brief)
 }
 
 int summary_write(const char *dir, const struct scenario *sc, const struct rep_outcome *runs,
-                  unsigned asked, unsigned ran, bool interrupted, FILE *out, char *err,
+                  unsigned asked, unsigned ran, int signal, FILE *out, char *err,
                   size_t errlen)
 {
     struct summary s;
-    if (summary_build(&s, sc, runs, asked, ran, interrupted, err, errlen) != 0)
+    if (summary_build(&s, sc, runs, asked, ran, signal, err, errlen) != 0)
         return -1;
     char tmp[PATH_MAX + 64];
     FILE *f = report_open_tmp(dir, "report.txt", tmp, sizeof tmp, err, errlen);
@@ -502,7 +515,10 @@ int summary_write(const char *dir, const struct scenario *sc, const struct rep_o
         text_report(&s, out, true);
         fprintf(out, "summary: %s/report.txt\nplots: %s/report.html\n", dir, dir);
     }
-    int code = strcmp(s.verdict, "pass") == 0 ? 0 : strcmp(s.verdict, "fail") == 0 ? 1 : 2;
+    int code = strcmp(s.verdict, "pass") == 0          ? 0
+               : strcmp(s.verdict, "fail") == 0        ? 1
+               : strcmp(s.verdict, "interrupted") == 0 ? 128 + s.signal
+                                                       : 2;
     summary_free(&s);
     return rc == 0 ? code : -1;
 }

@@ -82,24 +82,26 @@ struct summary {
     const struct rep_outcome *runs;
     unsigned asked, ran, completed, passed;
     bool interrupted;
+    int signal;          /* the signal that stopped the repetitions; 0: none */
     struct summary_metric *m;
     size_t nm;
     struct summary_rule *rule;
     size_t nrule, failed;
-    const char *verdict; /* "pass", "fail", "error" */
+    const char *verdict; /* "pass", "fail", "interrupted", "error": interrupted unless a
+                            repetition failed (what ran is summed up, not more) */
 };
 
-/* Builds the summary of runs[0..asked) (ran of them started).  0, or -1
- * with err (memory). */
+/* Builds the summary of runs[0..asked) (ran of them started; `signal`
+ * stopped them, 0: none).  0, or -1 with err (memory). */
 int summary_build(struct summary *s, const struct scenario *sc, const struct rep_outcome *runs,
-                  unsigned asked, unsigned ran, bool interrupted, char *err, size_t errlen);
+                  unsigned asked, unsigned ran, int signal, char *err, size_t errlen);
 void summary_free(struct summary *s);
 
 /* Builds it and writes report.json, report.txt and report.html to dir, and
  * a few lines to out (NULL: none).  The exit status (0 pass, 1 fail,
- * 2 error), or -1 with err. */
+ * 2 error, 128 + the signal when interrupted), or -1 with err. */
 int summary_write(const char *dir, const struct scenario *sc, const struct rep_outcome *runs,
-                  unsigned asked, unsigned ran, bool interrupted, FILE *out, char *err,
+                  unsigned asked, unsigned ran, int signal, FILE *out, char *err,
                   size_t errlen);
 
 /* report.html of the summary (summary_html.c).  0, or -1 with err. */

@@ -337,8 +337,11 @@ static void do_clear(struct timeline *tl, struct fault *f, const char *why)
     if (f->active)
         atomic_fetch_sub(&tl->active, 1);
     f->active = false;
-    if (rc != 0 && !f->error[0])
-        snprintf(f->error, sizeof f->error, "clear failed: %s", err);
+    if (rc != 0) {
+        f->clear_failed = true;
+        if (!f->error[0])
+            snprintf(f->error, sizeof f->error, "clear failed: %s", err);
+    }
     /* An agent that has not answered yet may still be clearing (a restart
      * of a server takes longer than the wait for its answer): say so. */
     if (rc == 0 && !why && strcmp(f->cleared_by, "unconfirmed") == 0)
@@ -384,8 +387,10 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     if (rc == 0 && known)
         add_delay(tl, st->fault, end - tl->t0 > st->t ? end - tl->t0 - st->t : 0);
     if (!f->injected_ns) {
-        f->injected_ns = end - tl->t0;
-        if (!f->remote) /* an agent says what its host spent (remote.c) */
+        /* A first inject that failed has no time: it did not happen. */
+        if (rc == 0)
+            f->injected_ns = end - tl->t0;
+        if (!f->remote && rc == 0) /* an agent says what its host spent (remote.c) */
             f->apply_ns = end > begin ? end - begin : 0;
         f->via->describe(f, f->detail, sizeof f->detail);
     }

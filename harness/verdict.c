@@ -1,6 +1,7 @@
 /* verdict — see verdict.h. */
 #include "verdict.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,137 @@ static bool fault_value(const struct verdict_input *in, int fault, int m, double
     return false;
 }
 
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+bool verdict_fault_happened(const struct fault *f, uint64_t end_ns, int interrupted, char *why,
+                            size_t n)
+{
+    why[0] = '\0';
+    if (f->indeterminate) {
+        snprintf(why, n, "its agent on %s never answered: it may or may not have happened",
+                 f->via_host[0] ? f->via_host : f->spec.host);
+        return false;
+    }
+    if (!f->applied) {
+        if (f->error[0])
+            snprintf(why, n, "%s", f->error);
+        else if (interrupted)
+            snprintf(why, n, "not injected: %s ended the workload before its time (at = %.3f s)",
+                     signal_name(interrupted), (double)f->spec.at_ns / 1e9);
+        else if (f->spec.at_ns >= end_ns)
+            snprintf(why, n, "not injected: its time (at = %.3f s) is not before the end of the "
+                     "workload (%.3f s)", (double)f->spec.at_ns / 1e9, (double)end_ns / 1e9);
+        else
+            snprintf(why, n, "not injected (the workload ended before its time)");
+        return false;
+    }
+    if (f->clear_failed) {
+        snprintf(why, n, "%s%s", strncmp(f->error, "clear failed", 12) == 0 ? "" : "its clear "
+                 "failed: ", f->error[0] ? f->error : "its clear failed");
+        return false;
+    }
+    if (f->error[0]) { /* a later step of a stepped fault */
+        snprintf(why, n, "only %u step%s happened: %s", f->steps_done - 1,
+                 f->steps_done == 2 ? "" : "s", f->error);
+        return false;
+    }
+    if (f->schedule.shape == FAULT_STEPPED && f->steps_done < f->schedule.steps) {
+        if (interrupted)
+            snprintf(why, n, "%u of its %llu steps happened before %s ended the workload",
+                     f->steps_done, (unsigned long long)f->schedule.steps,
+                     signal_name(interrupted));
+        else
+            snprintf(why, n, "%u of its %llu steps happened before the end of the workload",
+                     f->steps_done, (unsigned long long)f->schedule.steps);
+        return false;
+    }
+    if (f->cleared_by[0] && strcmp(f->cleared_by, "unconfirmed") == 0) {
+        snprintf(why, n, "its agent on %s never confirmed the clear",
+                 f->via_host[0] ? f->via_host : f->spec.host);
+        return false;
+    }
+    return true;
+}
+
+/* The faults that did not happen as written; those an interruption
+ * explains (their time had not come) do not count. */
+static int find_missed(const struct verdict_input *in, struct verdict *v)
+{
+    for (unsigned i = 0; i < in->nfaults; i++) {
+        const struct fault *f = &in->faults[i];
+        char why[sizeof v->missed[0].why];
+        if (verdict_fault_happened(f, in->end_ns, in->interrupted, why, sizeof why))
+            continue;
+        struct fault_miss *m = realloc(v->missed, (v->nmissed + 1) * sizeof *m);
+        if (!m)
+            return -1;
+        v->missed = m;
+        m = &v->missed[v->nmissed++];
+        m->fault = i;
+        /* Cut short by the signal: the interruption says it already. */
+        bool cut = in->interrupted && !f->error[0] && !f->indeterminate && !f->clear_failed;
+        m->counts = !cut;
+        v->nmissed_counted += m->counts;
+        snprintf(m->why, sizeof m->why, "%s", why);
+    }
+    return 0;
+}
+
+/* The outcome, in the order verdict.h gives. */
+static enum verdict_outcome outcome_of(const struct verdict *v)
+{
+    bool found = false, unknown_failed = false;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct expect_result *x = &v->results[i];
+        if (x->pass)
+            continue;
+        if (x->known || (x->rule.fault < 0 && run_metrics[x->rule.metric].integrity))
+            found = true;
+        else
+            unknown_failed = true;
+    }
+    if (found)
+        return OUTCOME_FAIL;
+    if (v->signal)
+        return OUTCOME_INTERRUPTED;
+    if (v->nmissed_counted)
+        return OUTCOME_NOT_AS_WRITTEN;
+    return unknown_failed ? OUTCOME_FAIL : OUTCOME_PASS;
+}
+
+const char *verdict_word(const struct verdict *v)
+{
+    switch (v->outcome) {
+    case OUTCOME_PASS:
+        return "pass";
+    case OUTCOME_FAIL:
+        return "fail";
+    case OUTCOME_INTERRUPTED:
+        return "interrupted";
+    case OUTCOME_NOT_AS_WRITTEN:
+        break;
+    }
+    return "error";
+}
+
+int verdict_exit_code(const struct verdict *v)
+{
+    switch (v->outcome) {
+    case OUTCOME_PASS:
+        return 0;
+    case OUTCOME_FAIL:
+        return 1;
+    case OUTCOME_INTERRUPTED:
+        return 128 + v->signal;
+    case OUTCOME_NOT_AS_WRITTEN:
+        break;
+    }
+    return 2;
+}
+
 int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -308,14 +440,20 @@ int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
         v->known[m] = run_value(in, v, m, &v->value[m], &why);
     }
     v->pass = v->failed == 0;
+    v->signal = in->interrupted;
+    if (in->run && find_missed(in, v) != 0)
+        return -1;
+    v->outcome = outcome_of(v);
     return 0;
 }
 
 void verdict_free(struct verdict *v)
 {
     free(v->results);
+    free(v->missed);
     v->results = NULL;
-    v->n = 0;
+    v->missed = NULL;
+    v->n = v->nmissed = v->nmissed_counted = 0;
 }
 
 void verdict_value(const struct expect_result *r, char *out, size_t n)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -13,23 +14,66 @@
 #include "../../lib/units.h"
 #include "report_manifest.h"
 
-static bool passed(const struct report *r)
-{
-    return r->verdict ? r->verdict->pass : !findings_bad(r->findings);
-}
-
 const char *report_verdict(const struct report *r)
 {
     if (r->error)
         return "error";
-    return passed(r) ? "pass" : "fail";
+    if (r->verdict)
+        return verdict_word(r->verdict);
+    return findings_bad(r->findings) ? "fail" : "pass";
 }
 
 int report_exit_code(const struct report *r)
 {
     if (r->error)
         return 2;
-    return passed(r) ? 0 : 1;
+    if (r->verdict)
+        return verdict_exit_code(r->verdict);
+    return findings_bad(r->findings) ? 1 : 0;
+}
+
+const char *report_verdict_caps(const char *verdict)
+{
+    return strcmp(verdict, "pass") == 0          ? "PASS"
+           : strcmp(verdict, "fail") == 0        ? "FAIL"
+           : strcmp(verdict, "interrupted") == 0 ? "INTERRUPTED"
+                                                 : "ERROR";
+}
+
+const char *report_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+const struct fault_miss *report_missed(const struct report *r, unsigned fault)
+{
+    for (size_t i = 0; r->verdict && i < r->verdict->nmissed; i++)
+        if (r->verdict->missed[i].fault == fault)
+            return &r->verdict->missed[i];
+    return NULL;
+}
+
+void report_why_not_pass(const struct report *r, char *out, size_t n)
+{
+    out[0] = '\0';
+    const struct verdict *v = r->verdict;
+    if (r->error) {
+        snprintf(out, n, "%s", r->error);
+    } else if (v && v->outcome == OUTCOME_INTERRUPTED) {
+        snprintf(out, n, "%s ended it early; what ran is reported, nothing about what did not",
+                 report_signal_name(v->signal));
+    } else if (v && v->outcome == OUTCOME_NOT_AS_WRITTEN) {
+        size_t used = (size_t)snprintf(out, n, "not run as written: ");
+        const char *sep = "";
+        for (size_t i = 0; i < v->nmissed && used < n; i++) {
+            const struct fault_miss *m = &v->missed[i];
+            if (!m->counts)
+                continue;
+            used += (size_t)snprintf(out + used, n - used, "%s[fault %s] %s", sep,
+                                     r->faults[m->fault].spec.name, m->why);
+            sep = "; ";
+        }
+    }
 }
 
 bool report_event_in(const struct event *e, uint64_t from_ns, uint64_t to_ns)
@@ -545,6 +589,16 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
         json_null(j);
     json_key(j, "indeterminate");
     json_bool(j, f->indeterminate);
+    const struct fault_miss *miss = report_missed(r, i);
+    json_key(j, "happened"); /* as the scenario wrote it */
+    json_bool(j, !miss);
+    json_key(j, "not_happened_why");
+    if (miss)
+        json_str(j, miss->why);
+    else
+        json_null(j);
+    json_key(j, "clear_failed");
+    json_bool(j, f->clear_failed);
     if (nranges) {
         json_key(j, "ranges");
         json_arr_begin(j);
@@ -739,6 +793,29 @@ static void json_head(struct json *j, const struct report *r)
     json_u64(j, r->seed);
     json_key(j, "interrupted");
     json_bool(j, r->interrupted);
+    json_key(j, "interrupted_by");
+    if (r->interrupted)
+        json_str(j, report_signal_name(r->interrupt_signal));
+    else
+        json_null(j);
+    json_key(j, "exit_status");
+    json_i64(j, report_exit_code(r));
+    json_key(j, "not_happened"); /* faults that did not happen as written, and why */
+    json_arr_begin(j);
+    for (size_t i = 0; r->verdict && i < r->verdict->nmissed; i++) {
+        const struct fault_miss *m = &r->verdict->missed[i];
+        json_obj_begin(j);
+        json_key(j, "fault");
+        json_str(j, r->faults[m->fault].spec.name);
+        json_key(j, "action");
+        json_str(j, r->faults[m->fault].ops->action);
+        json_key(j, "why");
+        json_str(j, m->why);
+        json_key(j, "counts"); /* false: its time had not come when the run was interrupted */
+        json_bool(j, m->counts);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
     json_key(j, "workers");
     json_u64(j, r->workers);
 }
@@ -842,8 +919,9 @@ static void text_recovery(FILE *f, const struct report *r, const struct recovery
     fmt_maybe(x->io_after_clear, x->first_io_after_clear_s, fc, sizeof fc);
     fprintf(f, "      impact %s, stall %s, recovery %s%s, %" PRIu64 " errors, slowest I/O %.3f s, "
                "first I/O after inject %s, after clear %s\n",
-            imp, stall, rec, x->recovered ? "" : " (not recovered)", x->errors, x->max_latency_s,
-            fi, fc);
+            imp, stall, rec, x->clear_failed ? " (its clear failed: none is claimed)"
+                             : x->recovered ? "" : " (not recovered)",
+            x->errors, x->max_latency_s, fi, fc);
     if (x->latency_known)
         fprintf(f, "      latency p50 %.3f s, p99 %.3f s, max %.3f s (I/Os completed from the "
                    "inject to the recovery)\n", x->latency_p50_s, x->latency_p99_s,
@@ -879,8 +957,12 @@ static void text_faults(FILE *f, const struct report *r)
 {
     if (!r->nfaults)
         return;
-    fprintf(f, "\n  faults (%u injections, %.3f ms after their time at p50, %.3f ms at p99)",
-            r->injections, r->inject_p50_ms, r->inject_p99_ms);
+    unsigned happened = r->nfaults - (unsigned)(r->verdict ? r->verdict->nmissed : 0);
+    fprintf(f, "\n  faults: %u of %u happened as written", happened, r->nfaults);
+    if (r->injections)
+        fprintf(f, " (%u inject step%s, %.3f ms after their time at p50, %.3f ms at p99)",
+                r->injections, r->injections == 1 ? "" : "s", r->inject_p50_ms,
+                r->inject_p99_ms);
     if (r->baseline.known)
         fprintf(f, "; baseline %.0f IOPS (median of %.1f..%.1f s):\n", r->baseline.iops,
                 secs(r->baseline.from_ns), secs(r->baseline.to_ns));
@@ -899,21 +981,26 @@ static void text_faults(FILE *f, const struct report *r)
     for (unsigned i = 0; i < r->nfaults; i++) {
         const struct fault *x = &r->faults[i];
         char when[96];
-        if (!x->injected_ns)
-            snprintf(when, sizeof when, "not injected");
+        const struct fault_miss *miss = report_missed(r, i);
+        if (!x->applied)
+            snprintf(when, sizeof when, "NOT INJECTED");
         else if (x->cleared_ns && x->cleared_ns != x->injected_ns)
             snprintf(when, sizeof when, "%.3f s .. %.3f s", (double)x->injected_ns / 1e9,
                      (double)x->cleared_ns / 1e9);
         else
             snprintf(when, sizeof when, "%.3f s", (double)x->injected_ns / 1e9);
         char by[160] = "";
-        if (x->remote)
-            snprintf(by, sizeof by, "; through the agent on %s, cleared by %s%s", x->via_host,
-                     x->cleared_by[0] ? x->cleared_by : "-",
-                     x->indeterminate ? "; INDETERMINATE (never answered)" : "");
-        fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s%s\n", x->spec.name, x->ops->action,
-                (double)x->spec.at_ns / 1e9, when, x->detail[0] ? x->detail : x->spec.host, by,
-                x->error[0] ? "; " : "", x->error);
+        if (x->remote && x->applied)
+            snprintf(by, sizeof by, "; through the agent on %s, cleared by %s", x->via_host,
+                     x->cleared_by[0] ? x->cleared_by : "-");
+        else if (x->remote)
+            snprintf(by, sizeof by, "; through the agent on %s", x->via_host);
+        /* What the fault does, said as planned when it did not happen. */
+        fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->spec.name, x->ops->action,
+                (double)x->spec.at_ns / 1e9, when, x->applied ? "" : "planned: ",
+                x->detail[0] ? x->detail : x->spec.host, by);
+        if (miss)
+            fprintf(f, "      NOT AS WRITTEN: %s\n", miss->why);
         if (r->recovery)
             text_recovery(f, r, &r->recovery[i]);
     }
@@ -948,9 +1035,19 @@ static int write_text(const struct report *r, char *err, size_t errlen)
         return -1;
     const char *v = report_verdict(r);
     fprintf(f, "%s %s: %s\n", strcmp(r->mode, "run") == 0 ? "run" : "verify of", r->sc->name,
-            strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
+            report_verdict_caps(v));
     if (r->error)
         fprintf(f, "  error      %s\n", r->error);
+    if (r->interrupted)
+        fprintf(f, "  interrupted by %s: the %s was cut short; nothing is said of what did not "
+                   "run\n", report_signal_name(r->interrupt_signal),
+                strcmp(r->mode, "run") == 0 ? "run" : "verify pass");
+    for (size_t i = 0; r->verdict && i < r->verdict->nmissed; i++) {
+        const struct fault_miss *m = &r->verdict->missed[i];
+        fprintf(f, "  %-16s [fault %s] %s%s\n", i ? "" : "not as written", 
+                r->faults[m->fault].spec.name, m->why,
+                m->counts ? "" : " (the interruption's doing)");
+    }
     text_expectations(f, r);
     uint64_t bad = findings_bad(r->findings);
     uint64_t distinct = r->findings->n + r->findings->unlisted;
@@ -1184,12 +1281,15 @@ int report_write(const struct report *r, char *err, size_t errlen)
 void report_summary(const struct report *r, FILE *out)
 {
     const char *v = report_verdict(r);
-    fprintf(out, "%s: %s", r->sc->name,
-            strcmp(v, "pass") == 0 ? "PASS" : strcmp(v, "fail") == 0 ? "FAIL" : "ERROR");
+    fprintf(out, "%s: %s", r->sc->name, report_verdict_caps(v));
     uint64_t bad = findings_bad(r->findings);
     uint64_t distinct = r->findings->n + r->findings->unlisted;
-    if (r->error)
-        fprintf(out, " (%s)", r->error);
+    char why[4096];
+    report_why_not_pass(r, why, sizeof why);
+    if (why[0])
+        fprintf(out, " (%s)", why);
+    else if (r->interrupted) /* a run that found something, then was stopped */
+        fprintf(out, " (interrupted by %s)", report_signal_name(r->interrupt_signal));
     fprintf(out, ", %" PRIu64 " finding%s", distinct, distinct == 1 ? "" : "s");
     bool first = true;
     for (int c = 0; c < CLS_COUNT; c++) {
@@ -1205,7 +1305,8 @@ void report_summary(const struct report *r, FILE *out)
         fputc(')', out);
     if (bad != distinct)
         fprintf(out, " in %" PRIu64 " bad reads or I/Os", bad);
-    fprintf(out, "; %.0f IOPS over %.1f s\n", iops(r->io), secs(r->io->ns));
+    fprintf(out, "; %.0f IOPS over %.1f s%s\n", iops(r->io), secs(r->io->ns),
+            r->interrupted ? " (cut short)" : "");
     if (r->verdict && r->verdict->n) {
         fprintf(out, "expectations: %zu of %zu hold\n", r->verdict->n - r->verdict->failed,
                 r->verdict->n);
@@ -1221,8 +1322,11 @@ void report_summary(const struct report *r, FILE *out)
         const struct recovery *x = &r->recovery[i];
         if (!x->injected)
             continue;
-        char rec[32];
-        fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
+        char rec[48];
+        if (x->clear_failed)
+            snprintf(rec, sizeof rec, "- (its clear failed)");
+        else
+            fmt_maybe(x->recovered, x->recovery_s, rec, sizeof rec);
         char heal[48] = "";
         if (x->heal_measured && x->healed)
             snprintf(heal, sizeof heal, ", %sed after %.1f s", x->heal_word, x->heal_s);

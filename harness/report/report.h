@@ -75,7 +75,8 @@ struct report {
     const struct io_stats *sweep; /* run: the final sweep; NULL for verify */
     const struct io_stats *prefill; /* run with prefill = yes, else NULL */
     uint64_t seed;
-    bool interrupted;
+    bool interrupted;             /* a signal cut the workload or the sweep short */
+    int interrupt_signal;         /* ... which one (the exit status is 128 + it) */
     const char *error;            /* non-NULL: the run could not go on */
     const char *crc_impl;
     unsigned workers;
@@ -132,11 +133,27 @@ struct report {
     const struct resources *resources; /* sampled over the workload (run only), or NULL */
 };
 
-/* "pass", "fail" or "error". */
+/* "pass", "fail", "interrupted" or "error" (verdict.h says when). */
 const char *report_verdict(const struct report *r);
 
-/* Exit status for the verdict: 0 pass, 1 fail, 2 error. */
+/* Exit status for the verdict: 0 pass, 1 fail, 2 error, 128 + the signal
+ * when interrupted (130 SIGINT, 143 SIGTERM). */
 int report_exit_code(const struct report *r);
+
+/* A verdict word for people: "PASS", "FAIL", "INTERRUPTED", "ERROR". */
+const char *report_verdict_caps(const char *verdict);
+
+/* "SIGINT", "SIGTERM". */
+const char *report_signal_name(int sig);
+
+/* Why a run that did not fail is not a pass either (the run's error, the
+ * interruption, the faults that did not happen as written), in one line;
+ * "" otherwise. */
+void report_why_not_pass(const struct report *r, char *out, size_t n);
+
+/* Whether fault i did not happen as written (verdict.h), and why; NULL
+ * when it did. */
+const struct fault_miss *report_missed(const struct report *r, unsigned fault);
 
 /* Writes report.txt and report.json (and events.jsonl for a run).
  * 0, or -1 with err filled. */

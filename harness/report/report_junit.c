@@ -3,9 +3,9 @@
  *
  * One testcase per expectation (the integrity rules included) and one per
  * fault; a rule that did not hold is a <failure> whose message carries the
- * measured value, a fault that could not be injected or cleared is an
- * <error>.  A run that could not go on at all adds a testcase "run" with
- * an <error>.
+ * measured value, a fault that did not happen as written (not injected,
+ * never answered, its clear failed) is an <error>.  A run that could not
+ * go on at all, or was interrupted, adds a testcase "run" with an <error>.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -32,12 +32,21 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
     FILE *f = report_open_tmp(r->dir, "junit.xml", tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
-    size_t tests = (r->verdict ? r->verdict->n : 0) + r->nfaults + (r->error ? 1 : 0);
-    size_t failures = r->verdict ? r->verdict->failed : 0, errors = r->error ? 1 : 0;
+    /* A run that could not go on, or was interrupted, is one more testcase,
+     * an error: what did not run is not a pass. */
+    char run_error[4096] = "";
+    if (r->error)
+        snprintf(run_error, sizeof run_error, "%s", r->error);
+    else if (r->interrupted)
+        snprintf(run_error, sizeof run_error, "interrupted by %s: the %s was cut short",
+                 report_signal_name(r->interrupt_signal),
+                 strcmp(r->mode, "run") == 0 ? "run" : "verify pass");
+    size_t tests = (r->verdict ? r->verdict->n : 0) + r->nfaults + (run_error[0] ? 1 : 0);
+    size_t failures = r->verdict ? r->verdict->failed : 0, errors = run_error[0] ? 1 : 0;
     for (unsigned i = 0; i < r->nfaults; i++) {
         size_t n, bad;
         fault_rules(r, i, &n, &bad);
-        if (r->faults[i].error[0])
+        if (report_missed(r, i))
             errors++;
         else if (bad)
             failures++;
@@ -67,12 +76,12 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
 
     char cls[200];
     snprintf(cls, sizeof cls, "faultline.%s", r->sc->name);
-    if (r->error) {
+    if (run_error[0]) {
         fprintf(f, "    <testcase classname=\"");
         report_escape(f, cls);
         fprintf(f, "\" name=\"run\" time=\"%.3f\">\n      <error message=\"", total);
-        report_escape(f, r->error);
-        fprintf(f, "\" type=\"error\"/>\n    </testcase>\n");
+        report_escape(f, run_error);
+        fprintf(f, "\" type=\"%s\"/>\n    </testcase>\n", r->error ? "error" : "interrupted");
     }
     for (size_t i = 0; r->verdict && i < r->verdict->n; i++) {
         const struct expect_result *x = &r->verdict->results[i];
@@ -116,9 +125,10 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
         report_escape(f, x->spec.name);
         fprintf(f, " (%s on %s)\" time=\"%.3f\">\n", x->ops->action, x->spec.host,
                 rc && rc->recovered ? rc->recovery_s : 0.0);
-        if (x->error[0]) {
-            fprintf(f, "      <error message=\"");
-            report_escape(f, x->error);
+        const struct fault_miss *miss = report_missed(r, i);
+        if (miss) { /* it did not happen as written: nothing was tested of it */
+            fprintf(f, "      <error message=\"not as written: ");
+            report_escape(f, miss->why);
             fprintf(f, "\" type=\"fault\"/>\n");
         } else if (bad) {
             fprintf(f, "      <failure message=\"%zu of %zu expectations of this fault failed\" "
@@ -136,13 +146,22 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
         }
         fprintf(f, "      <system-out>");
         char what[1400];
-        snprintf(what, sizeof what, "%s; injected at %.3f s, cleared at %.3f s", x->detail,
-                 (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9);
+        if (!x->applied)
+            snprintf(what, sizeof what, "planned: %s; not injected", x->detail);
+        else if (x->cleared_ns > x->injected_ns)
+            snprintf(what, sizeof what, "%s; injected at %.3f s, cleared at %.3f s%s", x->detail,
+                     (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9,
+                     x->clear_failed ? " (its clear failed)" : "");
+        else
+            snprintf(what, sizeof what, "%s; injected at %.3f s", x->detail,
+                     (double)x->injected_ns / 1e9);
         report_escape(f, what);
         if (rc && rc->injected) {
             fprintf(f, "; stall %.3f s, %" PRIu64 " errors, slowest I/O %.3f s", rc->stall_s,
                     rc->errors, rc->max_latency_s);
-            if (rc->recovered)
+            if (rc->clear_failed)
+                fprintf(f, ", no recovery claimed (its clear failed)");
+            else if (rc->recovered)
                 fprintf(f, ", recovered after %.3f s", rc->recovery_s);
             else
                 fprintf(f, ", not recovered");
