@@ -748,8 +748,15 @@ void remote_settle(struct fault *f)
             f->cleared_ns = f->injected_ns;
         snprintf(f->detail, sizeof f->detail, "%s", rf->desc);
     }
-    if (rf->applied_seen && !rf->apply_ok && !f->error[0])
-        snprintf(f->error, sizeof f->error, "inject failed on the host: %s", rf->error);
+    /* An apply answered late, and refused: it did not happen (it is no
+     * longer indeterminate, and no longer counted as applied). */
+    if (rf->applied_seen && !rf->apply_ok) {
+        f->indeterminate = false;
+        f->applied = false;
+        f->injected_ns = 0;
+        if (!f->error[0])
+            snprintf(f->error, sizeof f->error, "inject failed on the host: %s", rf->error);
+    }
     /* A clear the agent did (its lease), or answered late. */
     if (rf->cleared_seen && r->t0 && rf->cleared_at) {
         f->cleared_ns = to_ours(r, rf->cleared_at) - r->t0;

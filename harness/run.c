@@ -382,8 +382,8 @@ static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
     }
     events_emit(&r->events, 0, h->word, NULL, detail);
     for (unsigned i = 0; recov && i < r->tl->n; i++) {
-        if (!recov[i].injected)
-            continue;
+        if (!recov[i].injected || recov[i].clear_failed)
+            continue; /* (no clear to measure from: its clear failed) */
         /* from the clear: the server is back and healing can start */
         uint64_t clear = recov[i].lasting ? recov[i].clear_ns : end_ns;
         /* whole until the next fault's inject, which may undo it */

@@ -51,9 +51,11 @@ static void steps_follow_each_familys_schedule(void **state)
     parse("[fault flap]\naction = port-flap\nswitch_port = x\nat = 1s\ncount = 3\nperiod = 2s\n"
           "[fault down]\naction = link-down\ninterface = lo\nat = 2s\nduration = 500ms\n"
           "[fault gone]\naction = kill\nprocess = none\nat = 3s\n"
-          "[fault back]\naction = kill\nprocess = none\nat = 3s\nrestart_after = 1s\n"
+          "[fault back]\naction = kill\nhost = far\nprocess = none\nat = 3s\n"
+          "restart_after = 1s\n"
           "[fault until-end]\naction = command\ncommand = true\nundo = true\nat = 4s\n"
-          "[fault once]\naction = command\ncommand = true\nat = 0s\n");
+          "[fault once]\naction = command\ncommand = true\nat = 0s\n"
+          "[host far]\nssh = far.example\nrestart = true\n"); /* restart_after needs it */
     struct fault f[6];
     memset(f, 0, sizeof f);
     assert_int_equal(sc.nfaults, 6);

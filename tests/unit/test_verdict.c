@@ -5,6 +5,7 @@
  * fault was there for, not damage.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -229,6 +230,75 @@ static void detected_corruption_is_not_damage(void **state)
     unlink(other);
 }
 
+/* The outcome, in verdict.h's order: something found fails; else an
+ * interruption says so (128 + the signal); else a fault that did not
+ * happen as written is an error; else a rule that could not be measured
+ * fails. */
+static void what_did_not_happen_is_never_pass(void **state)
+{
+    (void)state;
+    load("[fault f]\naction = command\ncommand = true\nat = 1s\nexpect_stall <= 1s\n");
+    findings_init(&fnd, 100);
+    struct fault f[1];
+    memset(f, 0, sizeof f);
+    f[0].spec = sc.faults[0];
+    f[0].ops = sc.faults[0].ops;
+    snprintf(f[0].error, sizeof f[0].error, "inject failed: it could not");
+    struct recovery rec[1];
+    memset(rec, 0, sizeof rec);
+    struct verdict_input in = input();
+    in.faults = f;
+    in.nfaults = 1;
+    in.recovery = rec;
+    in.end_ns = 10000000000ull;
+    struct verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_int_equal(v.outcome, OUTCOME_NOT_AS_WRITTEN);
+    assert_string_equal(verdict_word(&v), "error");
+    assert_int_equal(verdict_exit_code(&v), 2);
+    assert_int_equal(v.nmissed, 1);
+    assert_string_equal(v.missed[0].why, "inject failed: it could not");
+    verdict_free(&v);
+
+    in.interrupted = SIGINT; /* interrupted: it says so first */
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "interrupted");
+    assert_int_equal(verdict_exit_code(&v), 130);
+    verdict_free(&v);
+
+    bad_read(3, CLS_LOST_WRITE, 1000); /* found something: that comes first */
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "fail");
+    assert_int_equal(verdict_exit_code(&v), 1);
+    verdict_free(&v);
+    findings_free(&fnd);
+    findings_init(&fnd, 100);
+
+    /* Applied, cleared: it happened; its stall rule, unmeasured, fails. */
+    in.interrupted = 0;
+    f[0].error[0] = '\0';
+    f[0].applied = true;
+    f[0].injected_ns = 1000000000ull;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_int_equal(v.nmissed, 0);
+    assert_string_equal(verdict_word(&v), "fail");
+    verdict_free(&v);
+    rec[0].injected = true;
+    rec[0].stall_s = 0.2;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "pass");
+    verdict_free(&v);
+
+    /* Its clear failed: not as written. */
+    f[0].clear_failed = true;
+    snprintf(f[0].error, sizeof f[0].error, "clear failed: no");
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "error");
+    assert_string_equal(v.missed[0].why, "clear failed: no");
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +306,7 @@ int main(void)
         cmocka_unit_test(a_written_expectation_replaces_the_rule),
         cmocka_unit_test(heal_and_recover_are_each_labs_own_word),
         cmocka_unit_test(detected_corruption_is_not_damage),
+        cmocka_unit_test(what_did_not_happen_is_never_pass),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
