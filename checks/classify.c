@@ -97,6 +97,43 @@ static uint64_t other_run(const struct classifier *c, uint64_t block)
     return run != c->fmt.run_id ? run : 0;
 }
 
+/* Where sector s, whose checksum fails, differs from what its write put
+ * there: the write is built again from the sector's own stamp (or from an
+ * intact sector's, when the damage hit the stamp: one write stamps every
+ * sector with the same generation and time) and compared byte by byte.
+ * "" when no stamp of this run tells what was written. */
+static void damage_of(const struct classifier *c, const unsigned char *buf, uint64_t block,
+                      uint32_t s, char *out, size_t n)
+{
+    out[0] = '\0';
+    struct stamp st;
+    stamp_read(buf + (size_t)s * FL_SECTOR, &st);
+    bool own = st.run_id == c->fmt.run_id && st.block == block && st.sector == s &&
+               st.sectors == c->nsect;
+    for (uint32_t k = 0; !own && k < c->nsect; k++)
+        if (c->state[k] == SECTOR_VALID && c->stamp[k].run_id == c->fmt.run_id &&
+            c->stamp[k].block == block) {
+            st = c->stamp[k];
+            own = true;
+        }
+    unsigned char *want = own ? malloc(c->fmt.block_size) : NULL; /* rare: a finding */
+    if (!want)
+        return;
+    struct block_fmt fmt = c->fmt;
+    fmt.writer_id = st.writer_id;
+    block_fill(want, &fmt, block, st.gen, st.written_ns);
+    const unsigned char *got = buf + (size_t)s * FL_SECTOR, *exp = want + (size_t)s * FL_SECTOR;
+    unsigned differ = 0, first = 0;
+    for (unsigned i = 0; i < FL_SECTOR; i++)
+        if (got[i] != exp[i] && !differ++)
+            first = i;
+    if (differ)
+        snprintf(out, n, "%u of its bytes differ from what generation %u wrote, the first at "
+                 "byte %u of the block (0x%02x read, 0x%02x written)", differ, st.gen,
+                 s * FL_SECTOR + first, got[first], exp[first]);
+    free(want);
+}
+
 enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
                              const struct expectation *e, struct classification *v)
 {
@@ -119,10 +156,15 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
                 v->found_written_ns = c->stamp[s].written_ns;
                 break;
             }
-        if (c->state[bad] == SECTOR_BAD_CRC)
+        if (c->state[bad] == SECTOR_BAD_CRC) {
+            char where[160];
+            damage_of(c, buf, block, bad, where, sizeof where);
+            if (where[0])
+                return conclude(v, CLS_CORRUPT, bad, "sector %u damaged: %s", bad, where);
             return conclude(v, CLS_CORRUPT, bad,
                             "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
                             stored, computed);
+        }
         return conclude(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
     }
 

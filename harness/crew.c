@@ -1104,6 +1104,15 @@ bool crew_block_written(void *ctx, uint64_t b)
     return statemap_touched(&w->map, local);
 }
 
+void crew_discard(struct crew *c)
+{
+    if (!c->w || !c->n || !c->sc)
+        return;
+    struct backend *be = &c->w[0].be;
+    if (be->created && be->ops && be->ops->discard)
+        be->ops->discard(be, &c->sc->target);
+}
+
 void crew_close(struct crew *c)
 {
     for (unsigned i = 0; c->w && i < c->n; i++) {

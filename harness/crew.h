@@ -191,6 +191,11 @@ bool crew_block_written(void *ctx, uint64_t b);
 
 void crew_close(struct crew *c);
 
+/* A run that could not start: what its first open made (a file target)
+ * is removed, so that a refusal leaves the disk as it was.  Before
+ * crew_close(). */
+void crew_discard(struct crew *c);
+
 /* Frees the merged findings. */
 void crew_free(struct crew *c);
 

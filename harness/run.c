@@ -17,6 +17,7 @@
 
 #include "../lib/clock.h"
 #include "../lib/fsutil.h"
+#include "../lib/jread.h"
 #include "../lib/ranks.h"
 #include "../lib/rng.h"
 #include "../lib/units.h"
@@ -463,6 +464,7 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
         (is_rank0(r) &&
          timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir, &r->events,
                           target_path(r), r->crew.capacity, r->base.run_id, err, errlen) != 0)) {
+        crew_discard(&r->crew); /* a refusal leaves no target file it made */
         crew_close(&r->crew);
         crew_free(&r->crew);
         return -1;
@@ -796,10 +798,14 @@ static bool survives_lost_ranks(void)
            (abort && (strcmp(abort, "0") == 0 || strcmp(abort, "false") == 0));
 }
 
-/* A run that cannot start: rank 0 releases the other ranks, a rank tells
- * rank 0 why. */
+/* A run that cannot start: its directory says why (never a half-made run);
+ * rank 0 releases the other ranks, a rank tells rank 0 why. */
 static void run_refused(struct run *r, const char *why)
 {
+    char err[FL_ERRLEN];
+    if (is_rank0(r) && r->dir[0] && report_write_refusal(r->dir, &r->sc, why, err,
+                                                         sizeof err) != 0)
+        fprintf(stderr, "faultline: %s\n", err);
     if (!r->multi)
         return;
     if (is_rank0(r)) {
@@ -913,6 +919,25 @@ static int use_lab_again(struct scenario *sc, const char *dir, unsigned ranks)
     return rc;
 }
 
+/* Whether the run in dir never started (its report says so, and why):
+ * there is nothing to verify. */
+static bool never_started(const char *dir, char *why, size_t n)
+{
+    char path[PATH_MAX + 32], e[256];
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    struct jv *rep = NULL;
+    bool started = true;
+    if (access(path, F_OK) != 0 || jv_load(path, &rep, e, sizeof e) != 0)
+        return false; /* a crashed run has no report: verify is what it needs */
+    if (jv_bool(jv_get(rep, "started"), &started) && !started) {
+        const char *err = jv_str(jv_get(rep, "error"));
+        snprintf(why, n, "the run in %s never started (%s): there is nothing to verify", dir,
+                 err ? err : "its report says why");
+    }
+    jv_free(rep);
+    return !started;
+}
+
 int cmd_verify(const char *dir, bool quiet)
 {
     char err[FL_ERRLEN], path[PATH_MAX + 32];
@@ -924,6 +949,10 @@ int cmd_verify(const char *dir, bool quiet)
         return 2;
     }
     if (scenario_load(path, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    if (never_started(dir, err, sizeof err)) {
         fprintf(stderr, "faultline: %s\n", err);
         return 2;
     }

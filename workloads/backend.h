@@ -182,6 +182,9 @@ struct backend_ops {
      * -errno. */
     int (*reap)(struct backend *be, struct io **done, int max, int wait_ms);
     void (*close)(struct backend *be);
+    /* A run that could not start: removes what open() created (be->created:
+     * the file it made).  NULL: it creates nothing. */
+    void (*discard)(struct backend *be, const struct target_cfg *t);
     /* What the target is, for the report's manifest: a device's model and
      * serial, a LUN's INQUIRY data, a filesystem's type and mount options
      * (keys of its own choice, snake_case).  be: the target as opened (NULL
@@ -206,6 +209,7 @@ struct backend {
                             exclusive claim, no creation, but still refuse one in use */
     bool existing;       /* set before open(): verifying a finished run: open what
                             the run made, create and reset nothing */
+    bool created;        /* out: open() made the target (ops->discard removes it) */
     uint64_t capacity;   /* bytes that may be tested */
     uint32_t align;      /* required alignment of offsets and lengths */
     bool durable_writes; /* writes are durable at completion (O_DSYNC) */

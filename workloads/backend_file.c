@@ -25,12 +25,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../checks/block.h"
 #include "../lib/devuse.h"
+#include "../lib/units.h"
 #include "backend.h"
 #include "identify.h"
 
@@ -248,11 +250,36 @@ static uint32_t direct_align(dev_t dev)
     return v >= FL_SECTOR && v <= 65536 && (v & (v - 1)) == 0 ? v : 4096;
 }
 
+/* Whether the filesystem of fd has room for `need` more bytes; -1 with
+ * err naming what is needed and what is free. */
+static int room_for(int fd, const char *path, uint64_t need, char *err, size_t n)
+{
+    struct statvfs v;
+    if (!need || fstatvfs(fd, &v) != 0)
+        return 0; /* nothing to add, or a filesystem that cannot tell: fallocate will */
+    uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize;
+    if (need <= avail)
+        return 0;
+    char want[32], have[32];
+    format_size(need, want, sizeof want);
+    format_size(avail, have, sizeof have);
+    snprintf(err, n, "%s needs %s more on its filesystem, which has %s free; give a smaller "
+             "[target] size, or free space there", path, want, have);
+    return -1;
+}
+
 static int file_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
                      size_t n)
 {
-    int flags = O_RDWR | O_CREAT | O_CLOEXEC | (t->direct ? O_DIRECT : 0) | (t->sync ? O_DSYNC : 0);
-    int fd = open(t->path, flags, 0644);
+    int flags = O_RDWR | O_CLOEXEC | (t->direct ? O_DIRECT : 0) | (t->sync ? O_DSYNC : 0);
+    /* Made here, or there before: a run that cannot start removes only
+     * what it made (file_discard). */
+    bool creating = !be->again && !be->shared && !be->existing;
+    int fd = creating ? open(t->path, flags | O_CREAT | O_EXCL, 0644) : -1;
+    if (fd >= 0)
+        be->created = true;
+    else if (!creating || errno == EEXIST)
+        fd = open(t->path, flags); /* there already (another worker's, the run's) */
     if (fd < 0) {
         if (errno == EINVAL && t->direct)
             snprintf(err, n, "cannot open %s with O_DIRECT (direct = yes): %s; the filesystem "
@@ -276,10 +303,15 @@ static int file_open(struct backend *be, const struct target_cfg *t, unsigned de
     }
     if (t->size) {
         if ((uint64_t)st.st_size < t->size) {
+            /* Room first: every block will be written, so what the file
+             * does not hold yet must fit (a sparse file's holes too). */
+            uint64_t held = (uint64_t)st.st_blocks * 512;
+            if (room_for(fd, t->path, t->size > held ? t->size - held : 0, err, n) != 0)
+                goto fail;
             if (ftruncate(fd, (off_t)t->size) != 0) {
                 snprintf(err, n, "cannot extend %s to %llu bytes: %s", t->path,
                          (unsigned long long)t->size, strerror(errno));
-                goto fail;
+                goto shrink;
             }
             /* Reserve the space now so that a full disk is an error here
              * rather than an I/O error in the middle of the run. */
@@ -287,7 +319,7 @@ static int file_open(struct backend *be, const struct target_cfg *t, unsigned de
             if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
                 snprintf(err, n, "cannot allocate %llu bytes for %s: %s",
                          (unsigned long long)t->size, t->path, strerror(rc));
-                goto fail;
+                goto shrink;
             }
         }
         be->capacity = t->size;
@@ -303,12 +335,32 @@ static int file_open(struct backend *be, const struct target_cfg *t, unsigned de
     be->durable_writes = t->sync;
     if (priv_setup(be, fd, t, depth, err, n) != 0)
         goto fail;
-    snprintf(be->desc, sizeof be->desc, "file %s (%s%s, %s)", t->path,
-             t->direct ? "O_DIRECT" : "buffered", t->sync ? ", O_DSYNC" : "", engine_name(t));
+    snprintf(be->desc, sizeof be->desc, "file %s (%s, %s, %s engine)", t->path,
+             t->direct ? "O_DIRECT" : "buffered", t->sync ? "O_DSYNC" : "no O_DSYNC",
+             engine_name(t));
     return 0;
+shrink:
+    /* What a failed extension allocated goes back (a file made here goes
+     * whole, below). */
+    if (!be->created && ftruncate(fd, st.st_size) != 0)
+        fprintf(stderr, "faultline: cannot shrink %s back to %lld bytes: %s\n", t->path,
+                (long long)st.st_size, strerror(errno));
 fail:
     close(fd);
+    if (be->created && unlink(t->path) != 0)
+        fprintf(stderr, "faultline: cannot remove %s, which this run made: %s\n", t->path,
+                strerror(errno));
+    be->created = false;
     return -1;
+}
+
+/* A run that cannot start removes the file its first open made. */
+static void file_discard(struct backend *be, const struct target_cfg *t)
+{
+    if (be->created && unlink(t->path) != 0 && errno != ENOENT)
+        fprintf(stderr, "faultline: cannot remove %s, which this run made: %s\n", t->path,
+                strerror(errno));
+    be->created = false;
 }
 
 static int blockdev_open(struct backend *be, const struct target_cfg *t, unsigned depth,
@@ -415,6 +467,7 @@ const struct backend_ops backend_file_ops = {
     .check = path_check,
     .where = path_where,
     .open = file_open,
+    .discard = file_discard,
     .submit = file_submit,
     .reap = file_reap,
     .close = file_close,

@@ -1193,6 +1193,13 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                     snprintf(found, sizeof found, "%u", x->found_gen);
                 else
                     snprintf(found, sizeof found, "-");
+                char gens[96];
+                if (x->cls == CLS_CORRUPT && x->found_known && x->found_gen == x->expected_gen)
+                    snprintf(gens, sizeof gens, "generation %u as expected, but damaged",
+                             x->expected_gen); /* the detail says where */
+                else
+                    snprintf(gens, sizeof gens, "expected gen %u, found %s", x->expected_gen,
+                             found);
                 char again[64] = "";
                 if (x->repeats)
                     snprintf(again, sizeof again, " (and %" PRIu64 " more times, last at %.3f s)",
@@ -1214,10 +1221,10 @@ static int write_text(const struct report *r, char *err, size_t errlen)
                     fprintf(f, "    %s (%s, after %s at %s): %s; seen at %s\n", where, x->phase,
                             x->op, wt, x->detail, rt);
                 else
-                    fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): expected "
-                               "gen %u, found %s; written at %s, read at %s%s\n      %s\n",
-                            x->block, offset, where, x->phase, x->op, x->expected_gen, found, wt,
-                            rt, again, x->detail);
+                    fprintf(f, "    block %" PRIu64 " at byte %" PRIu64 " of %s (%s %s): %s; "
+                               "written at %s, read at %s%s\n      %s\n",
+                            x->block, offset, where, x->phase, x->op, gens, wt, rt, again,
+                            x->detail);
             }
         }
         if (r->findings->unlisted)
@@ -1266,6 +1273,52 @@ static int write_events(const struct report *r, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int report_write_refusal(const char *dir, const struct scenario *sc, const char *why, char *err,
+                         size_t errlen)
+{
+    char tmp[PATH_MAX + 64];
+    FILE *f = report_open_tmp(dir, "report.json", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    struct json j;
+    json_init(&j, f, true);
+    json_obj_begin(&j);
+    json_key(&j, "verdict");
+    json_str(&j, "error");
+    json_key(&j, "mode");
+    json_str(&j, "run");
+    json_key(&j, "started"); /* false: the workload never ran; nothing was measured */
+    json_bool(&j, false);
+    json_key(&j, "error");
+    json_str(&j, why);
+    json_key(&j, "exit_status");
+    json_i64(&j, 2);
+    json_key(&j, "scenario");
+    json_str(&j, sc->name);
+    json_key(&j, "scenario_file");
+    json_str(&j, sc->file);
+    json_obj_end(&j);
+    fputc('\n', f);
+    if (report_install(f, tmp, dir, "report.json", err, errlen) != 0 ||
+        !(f = report_open_tmp(dir, "report.txt", tmp, sizeof tmp, err, errlen)))
+        return -1;
+    fprintf(f, "run %s: ERROR\n  could not start: %s\n  nothing ran and nothing was measured; "
+               "the scenario is %s\n", sc->name, why, sc->file);
+    if (report_install(f, tmp, dir, "report.txt", err, errlen) != 0 ||
+        !(f = report_open_tmp(dir, "junit.xml", tmp, sizeof tmp, err, errlen)))
+        return -1;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"faultline\" "
+               "tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n  <testsuite name=\"");
+    report_escape(f, sc->name);
+    fprintf(f, "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+               "    <testcase classname=\"faultline.");
+    report_escape(f, sc->name);
+    fprintf(f, "\" name=\"run\" time=\"0\">\n      <error message=\"could not start: ");
+    report_escape(f, why);
+    fprintf(f, "\" type=\"error\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    return report_install(f, tmp, dir, "junit.xml", err, errlen);
 }
 
 int report_write(const struct report *r, char *err, size_t errlen)

@@ -159,6 +159,12 @@ const struct fault_miss *report_missed(const struct report *r, unsigned fault);
  * 0, or -1 with err filled. */
 int report_write(const struct report *r, char *err, size_t errlen);
 
+/* A run that could not start (nothing ran): report.txt, report.json
+ * ("started": false) and junit.xml in dir say why, so that its directory
+ * is never a half-made run.  0, or -1 with err. */
+int report_write_refusal(const char *dir, const struct scenario *sc, const char *why, char *err,
+                         size_t errlen);
+
 /* A short summary for the terminal. */
 void report_summary(const struct report *r, FILE *out);
 

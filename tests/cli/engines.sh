@@ -14,10 +14,10 @@ check_run() { # name, extra workload lines...
     json "$WORK/$name/report.json" .verdict '"pass"'
 }
 check_run sync "engine = sync"
-contains "$WORK/sync/report.txt" "buffered, sync" # the verify report names the target too
+contains "$WORK/sync/report.txt" "buffered, no O_DSYNC, sync engine" # the verify report names the target too
 json "$WORK/sync/run.json" .workers 4
 check_run uring "engine = io_uring" "direct = yes" "workers = 2"
-contains "$WORK/uring/report.txt" "O_DIRECT, io_uring"
+contains "$WORK/uring/report.txt" "O_DIRECT, no O_DSYNC, io_uring engine"
 json "$WORK/uring/run.json" .workers 2
 check_run seq "pattern = sequential" "read = 0%"
 json "$WORK/seq/run.json" '.io.reads' 0

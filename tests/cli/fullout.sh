@@ -41,4 +41,25 @@ contains "$MNT/run/report.txt" "No space left on device"
 expect_code 0 "$FAULTLINE" verify "$MNT/run" --quiet
 json "$R" .verdict '"pass"'
 json "$R" '.counts.ok > 0' true
+
+# A target larger than its filesystem's free space is refused before
+# anything is allocated; the file it would have made is not left behind,
+# a file that was there keeps its size, and the run directory says why it
+# never started (verify has nothing to check there).
+rm -rf "$MNT/run"
+SCN=$(DURATION=2s SIZE=64MiB scenario toobig)
+sed -i "s|^path = .*|path = $MNT/big.img|" "$SCN"
+expect_code 2 "$FAULTLINE" run "$SCN" --out "$WORK/toobig" --quiet
+contains "$WORK/err" "$MNT/big.img needs 64 MiB more on its filesystem, which has"
+[ ! -e "$MNT/big.img" ] || fail "the refused run left $MNT/big.img ($(stat -c %s "$MNT/big.img") bytes)"
+json "$WORK/toobig/report.json" '[.verdict, .started, .exit_status]' '["error",false,2]'
+json "$WORK/toobig/report.json" '.error | test("needs 64 MiB more")' true
+contains "$WORK/toobig/report.txt" "run toobig: ERROR"
+contains "$WORK/toobig/report.txt" "could not start: "
+grep -q '<error message="could not start: ' "$WORK/toobig/junit.xml" || fail "junit.xml says nothing of the refusal"
+expect_code 2 "$FAULTLINE" verify "$WORK/toobig"
+contains "$WORK/err" "never started"
+head -c 1048576 /dev/zero > "$MNT/big.img"
+expect_code 2 "$FAULTLINE" run "$SCN" --out "$WORK/toobig2" --quiet
+[ "$(stat -c %s "$MNT/big.img")" = 1048576 ] || fail "the refused run changed the size of $MNT/big.img"
 pass

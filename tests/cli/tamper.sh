@@ -29,7 +29,9 @@ json "$R" '[.findings[] | has("class", "block", "offset", "path", "expected_gen"
 json "$R" '[.findings[] | .path] | unique' "[\"$IMG\"]"
 json "$R" '[.findings[] | .written_at > 0 and .read_at > .written_at] | all' true
 contains "$WORK/run/report.txt" "verify of tamper: FAIL"
-contains "$WORK/run/report.txt" "sector 1: crc32c mismatch"
+# which sector and byte were damaged, not only that the checksum failed
+contains "$WORK/run/report.txt" "sector 1 damaged: 1 of its bytes differ from what generation"
+contains "$WORK/run/report.txt" "the first at byte 777 of the block"
 contains "$WORK/run/report.txt" "holds sector 0 of block 40"
 contains "$WORK/run/report.txt" "all zero"
 pass
