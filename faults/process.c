@@ -36,7 +36,8 @@ _Static_assert(sizeof(struct process_params) <= FAULT_PARAMS_MAX, "process param
 
 #define KEY_PROCESS                                                                            \
     {"process", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct process_params, process), 0, 0,       \
-     "kill, pause, restart: process name (default on a lab host: its service, tgtd)", 0}
+     "kill, pause, restart: process name (default on a lab host: its service, as `faultline "     \
+     "lab status` names it)", 0}
 #define KEY_PIDFILE                                                                            \
     {"pidfile", KEY_TEXT, NULL, NULL, FAULT_PARAM(struct process_params, pidfile), 0, 0,       \
      "kill, pause: the process whose PID this file holds", 0}

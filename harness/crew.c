@@ -63,6 +63,25 @@ int crew_run_ranks(const char *dir, unsigned *ranks, char *err, size_t errlen)
     return 0;
 }
 
+/* Long work in the first open (a file tree of thousands of files on a
+ * parallel filesystem takes a minute): a line every 2 s, and at the end. */
+static void show_progress(void *ctx, const char *what, uint64_t done, uint64_t total)
+{
+    struct crew *c = ctx;
+    uint64_t now = mono_ns();
+    if (!c->progress_since)
+        c->progress_since = now;
+    if (done == total) {
+        fprintf(stderr, "faultline: made the target: %" PRIu64 " %s in %.1f s\n", total, what,
+                (double)(now - c->progress_since) / 1e9);
+        c->progress_since = 0;
+    } else if (now >= c->progress_since + 2000000000ull && now >= c->progress_next) {
+        fprintf(stderr, "faultline: making the target: %" PRIu64 " of %" PRIu64 " %s (%.0f%%)\n",
+                done, total, what, 100.0 * (double)done / (double)total);
+        c->progress_next = now + 2000000000ull;
+    }
+}
+
 static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *err, size_t n)
 {
     const struct scenario *sc = c->sc;
@@ -77,6 +96,10 @@ static int open_backend(struct crew *c, struct worker *w, unsigned depth, char *
     if (c->events) {
         w->be.on_event = events_from_backend;
         w->be.event_ctx = &w->events;
+    }
+    if (!c->quiet && w->index == 0) {
+        w->be.on_progress = show_progress;
+        w->be.progress_ctx = c;
     }
     if (ops->open(&w->be, &sc->target, depth, err, n) != 0)
         return -1;

@@ -92,6 +92,7 @@ struct crew {
     volatile sig_atomic_t *stop_workload, *stop_sweep;
     struct event_log *events; /* may be NULL */
     bool quiet;
+    uint64_t progress_since, progress_next; /* a long open's progress lines (mono_ns) */
     /* Called with time zero once every worker is ready (prefilled) and
      * before any workload starts (faults are scheduled here).  May be NULL. */
     void (*on_start)(void *ctx, uint64_t t0);

@@ -57,8 +57,8 @@ static const struct key_def scenario_keys[] = {
      "again (workers still waiting are left behind)", 0},
     {"lab", KEY_TEXT, "none", NULL, F(lab_name), 0, 0,
      "bring up this embedded lab for the run (and take it down after, unless --keep-lab): none, "
-     "iscsi or gluster; an iscsi target without portals then means the lab LUN through both "
-     "controllers, a files target without path the lab volume's FUSE mount", 0},
+     "or one of the kinds under Labs below; an iscsi target without portals then means the lab "
+     "LUN through both controllers, a files target without path the lab's FUSE mount", 0},
 };
 
 static const struct key_def target_keys[] = {
@@ -125,8 +125,8 @@ static const struct key_def lab_keys[] = {
 
 static const struct key_def fault_keys[] = {
     {"host", KEY_TEXT, "local", NULL, FAULT_COMMON(host), 0, 0,
-     "where: a lab host (client, ctrl-a, ctrl-b, gs1..gs3; c1..cN with [lab] clients), local, "
-     "or a [host NAME]", 0},
+     "where: a lab host (each kind's under Labs below; c1..cN with [lab] clients), local, or a "
+     "[host NAME]", 0},
     {"at", KEY_DURATION, "0s", NULL, FAULT_COMMON(at_ns), 0, AT_MOST_A_DAY,
      "when, counted from the start of the workload", 0},
     {"loses", KEY_CHOICE, "nothing", "nothing|unflushed", FAULT_COMMON(loses), 0, 0,
@@ -1147,6 +1147,18 @@ void scenario_reference(FILE *out)
         char takes[512];
         fault_keys_text(families[i], takes, sizeof takes);
         fprintf(out, "%s %-12s takes%s\n", i ? "      " : "Faults:", families[i]->action, takes);
+    }
+    /* Every lab kind with its hosts, from the kinds' own table. */
+    const struct lab_kind *const *kinds;
+    unsigned nk = lab_kinds_all(&kinds);
+    for (unsigned i = 0; i < nk; i++) {
+        char hosts[LAB_MAX_HOSTS][16];
+        unsigned nh = lab_kind_hosts(kinds[i], 1, hosts, LAB_MAX_HOSTS);
+        fprintf(out, "%s %-8s %s\n             hosts:", i ? "     " : "\nLabs:", kinds[i]->name,
+                kinds[i]->summary);
+        for (unsigned h = 0; h < nh; h++)
+            fprintf(out, " %s", hosts[h]);
+        fputc('\n', out);
     }
     fprintf(out, "\n");
     fprintf(out, "Sizes: 512, 4k, 4KiB, 64MiB, 1GiB (binary units, as in fio).\n"

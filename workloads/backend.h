@@ -197,10 +197,16 @@ struct backend_ops {
 typedef void (*backend_event_fn)(void *ctx, const char *event, const char *portal,
                                  const char *detail);
 
+/* How far long work in open() is (making a file tree): `done` of `total`
+ * of `what` ("files"). */
+typedef void (*backend_progress_fn)(void *ctx, const char *what, uint64_t done, uint64_t total);
+
 struct backend {
     const struct backend_ops *ops;
     backend_event_fn on_event; /* set before open(); may be NULL */
     void *event_ctx;
+    backend_progress_fn on_progress; /* set before open(); may be NULL */
+    void *progress_ctx;
     unsigned worker;           /* set before open(): which worker (initiator names) */
     bool again;          /* set before open(): another worker of this run has the
                             target open already (no exclusive claim, no creation) */

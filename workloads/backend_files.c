@@ -151,8 +151,15 @@ static int prepare_parent(const struct target_cfg *t, char *err, size_t n)
 }
 
 /* The tree's subtrees: made (this client's) or found (every one it uses). */
-static int subtrees(struct shared_tree *s, const struct target_cfg *t, bool create, char *err,
-                    size_t n)
+/* The tree's files being made, passed on as the backend's progress. */
+static void tree_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    const struct backend *be = ctx;
+    be->on_progress(be->progress_ctx, "files", done, total);
+}
+
+static int subtrees(struct shared_tree *s, const struct target_cfg *t, bool create,
+                    const struct backend *be, char *err, size_t n)
 {
     unsigned first = t->rank >= 0 ? (unsigned)t->rank : 0;
     unsigned last = t->rank >= 0 ? (unsigned)t->rank : s->ranks - 1;
@@ -160,7 +167,8 @@ static int subtrees(struct shared_tree *s, const struct target_cfg *t, bool crea
         return -1;
     for (unsigned r = first; r <= last; r++) {
         snprintf(s->t.root, sizeof s->t.root, "%s", s->roots[r]);
-        if (create && tree_create(&s->t, err, n) != 0)
+        if (create && tree_create(&s->t, be->on_progress ? tree_progress : NULL, (void *)be, err,
+                                  n) != 0)
             return -1;
         if (!create) {
             struct stat st;
@@ -186,7 +194,8 @@ static void free_shared(struct shared_tree *s)
     free(s);
 }
 
-static struct shared_tree *attach(const struct target_cfg *t, bool create, char *err, size_t n)
+static struct shared_tree *attach(const struct target_cfg *t, bool create,
+                                  const struct backend *be, char *err, size_t n)
 {
     pthread_mutex_lock(&shared_mu);
     char root[PATH_MAX + 160];
@@ -234,7 +243,7 @@ static struct shared_tree *attach(const struct target_cfg *t, bool create, char 
     }
     for (size_t i = 0; i < nfds; i++)
         atomic_init(&s->fds[i], -1);
-    if (subtrees(s, t, create, err, n) != 0)
+    if (subtrees(s, t, create, be, err, n) != 0)
         goto fail;
     s->fd_budget = fd_budget();
     s->refs = 1;
@@ -485,7 +494,7 @@ static int files_open(struct backend *be, const struct target_cfg *t, unsigned d
     p->drop_cache = !(statfs(t->path, &fs) == 0 && fs.f_type == TMPFS_MAGIC);
     p->cap = depth + 8;
     p->done = calloc(p->cap, sizeof *p->done);
-    p->st = p->done ? attach(t, !be->again && !be->existing, err, n) : NULL;
+    p->st = p->done ? attach(t, !be->again && !be->existing, be, err, n) : NULL;
     if (!p->done && !err[0])
         snprintf(err, n, "out of memory");
     if (p->st && !(p->is_dirty = calloc(p->st->t.nfiles * p->st->ranks / 8 + 1, 1)))

@@ -315,7 +315,8 @@ static int clear_root(const struct tree *t, char *err, size_t errlen)
     return tree_empty(t->root, err, errlen);
 }
 
-int tree_create(const struct tree *t, char *err, size_t errlen)
+int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char *err,
+                size_t errlen)
 {
     if (mkdir(t->root, 0755) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %s: %s", t->root, strerror(errno));
@@ -342,7 +343,11 @@ int tree_create(const struct tree *t, char *err, size_t errlen)
         tree_path(t, &t->files[i], path, sizeof path);
         if (sparse_file(path, t->files[i].blocks * t->block_size, 0644, err, errlen) != 0)
             return -1;
+        if (progress && (i + 1) % 100 == 0)
+            progress(ctx, i + 1, t->nfiles);
     }
+    if (progress)
+        progress(ctx, t->nfiles, t->nfiles);
     return 0;
 }
 

@@ -68,11 +68,16 @@ const struct tree_file *tree_file_of(const struct tree *t, uint64_t b);
 void tree_relpath(const struct tree *t, const struct tree_file *f, char *out, size_t n);
 void tree_path(const struct tree *t, const struct tree_file *f, char *out, size_t n);
 
+/* How far a long piece of work is: `done` of `total` files made. */
+typedef void (*tree_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
 /* Creates the tree on disk: empties an earlier tree at root (only if it
  * carries the marker file; any other non-empty directory is refused), then
- * every directory, then every file at its size (sparse).  0, or -1 with err
- * naming the path and errno. */
-int tree_create(const struct tree *t, char *err, size_t errlen);
+ * every directory, then every file at its size (sparse), telling progress
+ * (may be NULL) every 100 files: thousands of files on a parallel
+ * filesystem take a minute.  0, or -1 with err naming the path and errno. */
+int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char *err,
+                size_t errlen);
 
 /* Removes everything inside root, a directory that carries the marker file
  * (a tree faultline made); a non-empty one without it is refused, naming

@@ -26,7 +26,10 @@ static void usage(FILE *out)
                  "           up)\n"
                  "  restart  start the service of HOST again, configured as before (what a\n"
                  "           restart fault does; over ssh, the host's agent runs this)\n"
-                 "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX)\n"
+                 "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX): 2 to 8\n"
+                 "               lower-case letters or digits starting with fl (interface names\n"
+                 "               have at most 15 characters); labs of different prefixes and\n"
+                 "               kinds run side by side, each on a subnet of its own\n"
                  "  --json       status as JSON\n"
                  "  --size SIZE  for up: the storage of each server (sparse); default");
     for (unsigned i = 0; i < n; i++) {

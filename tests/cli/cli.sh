@@ -23,6 +23,20 @@ for key in name duration kind path size block pattern read depth flush direct; d
     grep -q "^  $key " "$WORK/out" || fail "help scenario does not list '$key'"
 done
 
+# Every lab kind is in the reference, with its hosts; lab --help says the
+# prefix rule.
+expect_code 0 "$FAULTLINE" lab --help
+cp "$WORK/out" "$WORK/lab-help"
+contains "$WORK/lab-help" "2 to 8"
+contains "$WORK/lab-help" "lower-case letters or digits starting with fl"
+expect_code 0 "$FAULTLINE" help scenario
+kinds=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' "$WORK/lab-help" | grep -v '^up$\|^down$\|^status$\|^restart$')
+[ "$(echo "$kinds" | wc -l)" -ge 3 ] || fail "lab --help lists no kinds: $kinds"
+for k in $kinds; do
+    grep -Eq "^(Labs:|     ) $k " "$WORK/out" || fail "help scenario does not list lab kind $k"
+done
+grep -q "hosts: client cs1 cs2 cs3" "$WORK/out" || fail "help scenario does not name the ceph lab's hosts"
+
 # The README's scenario reference names every key the parser knows.
 README=$(dirname "$0")/../../README.md
 for key in $(sed -n 's/^  \([a-z_]*\)  .*/\1/p' "$WORK/out"); do

@@ -24,7 +24,8 @@ flush = 32
 metadata = 2
 EOS
 expect_code 0 "$FAULTLINE" check "$WORK/tree.scn"
-expect_code 0 "$FAULTLINE" run "$WORK/tree.scn" --out "$WORK/run" --quiet
+expect_code 0 "$FAULTLINE" run "$WORK/tree.scn" --out "$WORK/run"
+contains "$WORK/err" "faultline: made the target: 4 files in" # (a long tree shows progress)
 R=$WORK/run/report.json
 T=$WORK/fs/faultline-tree
 json "$R" .verdict '"pass"'

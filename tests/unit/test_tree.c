@@ -155,7 +155,7 @@ static void check_names_damage_on_disk(void **state)
     struct tree t;
     char err[512], path[5000];
     assert_int_equal(tree_layout(&t, TREE_MIXED, 24 * MiB, 4096, root, err, sizeof err), 0);
-    assert_int_equal(tree_create(&t, err, sizeof err), 0);
+    assert_int_equal(tree_create(&t, NULL, NULL, err, sizeof err), 0);
     struct seen s;
     memset(&s, 0, sizeof s);
     assert_int_equal(tree_check(&t, NULL, record, &s, err, sizeof err), 0);
@@ -184,7 +184,7 @@ static void check_names_damage_on_disk(void **state)
     assert_int_equal(s.want, t.files[7].blocks * 4096);
 
     /* Made again over the damaged tree (it carries the marker): whole. */
-    assert_int_equal(tree_create(&t, err, sizeof err), 0);
+    assert_int_equal(tree_create(&t, NULL, NULL, err, sizeof err), 0);
     memset(&s, 0, sizeof s);
     assert_int_equal(tree_check(&t, NULL, record, &s, err, sizeof err), 0);
     tree_free(&t);
@@ -205,7 +205,7 @@ static void refuses_a_directory_it_did_not_make(void **state)
     fclose(f);
     struct tree t;
     assert_int_equal(tree_layout(&t, TREE_LARGE, MiB, 4096, root, err, sizeof err), 0);
-    assert_int_equal(tree_create(&t, err, sizeof err), -1);
+    assert_int_equal(tree_create(&t, NULL, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a tree of faultline"));
     assert_int_equal(access(path, F_OK), 0);
     tree_free(&t);
