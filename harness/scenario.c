@@ -8,6 +8,7 @@
 
 #include "../checks/block.h"
 #include "../lib/ini.h"
+#include "../lib/errbuf.h"
 #include "../lib/units.h"
 
 #define F(field) KEY_FIELD(struct scenario, field)
@@ -391,6 +392,34 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
     return 0;
 }
 
+/* --- every mistake, not only the first --- */
+
+/* The mistakes found so far, one "file:line: why" per line (the first
+ * SCENARIO_MAX_ERRORS of them, then how many more). */
+struct errlist {
+    char *out;
+    size_t cap, len;
+    unsigned n;
+};
+
+static void note(struct errlist *e, const char *msg)
+{
+    e->n++;
+    if (e->n > SCENARIO_MAX_ERRORS || e->len + 1 >= e->cap)
+        return;
+    int w = snprintf(e->out + e->len, e->cap - e->len, "%s%s", e->len ? "\n" : "", msg);
+    e->len = w < 0 ? e->len : e->len + (size_t)w >= e->cap ? e->cap - 1 : e->len + (size_t)w;
+}
+
+/* The list into err; -1 when it holds anything. */
+static int noted(struct errlist *e)
+{
+    if (e->n > SCENARIO_MAX_ERRORS && e->len + 1 < e->cap)
+        snprintf(e->out + e->len, e->cap - e->len, "\n(and %u more mistakes)",
+                 e->n - SCENARIO_MAX_ERRORS);
+    return e->n ? -1 : 0;
+}
+
 /* --- binding sections to fields --- */
 
 /* What binding needs beyond the scenario: the file, and the entries that
@@ -399,6 +428,7 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
 struct binding {
     const struct ini *ini;
     struct scenario *sc;
+    struct errlist *errs; /* every mistake found, for `faultline check` */
     const struct ini_entry *deferred[256];
     int deferred_section[256];
     unsigned ndeferred;
@@ -461,32 +491,41 @@ static int bind_plain(struct binding *b, int section, const struct ini_section *
                       size_t n)
 {
     struct key_table general = general_keys(section);
+    unsigned before = b->errs->n;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
-        if (plain_entry(b, s, k, err, n) != 0)
-            return -1;
+        if (plain_entry(b, s, k, err, n) != 0) {
+            note(b->errs, err);
+            continue;
+        }
         const struct key_def *def = key_find(general.keys, general.n, e->key);
         if (def) {
             if (set_key(b, general_base(b->sc, section), def, e, err, n) != 0)
-                return -1;
+                note(b->errs, err);
             continue;
         }
         char owners[256];
         owners_of(section, e->key, owners, sizeof owners, &def);
-        if (!def)
-            return unknown_key(b, section, e, err, n);
+        if (!def) {
+            unknown_key(b, section, e, err, n);
+            note(b->errs, err);
+            continue;
+        }
         /* Its value is checked now, whatever kind it turns out to be for. */
         if (set_key(b, section == S_LAB ? (void *)&scratch.lab_opts : (void *)&scratch.target, def,
-                    e, err, n) != 0)
-            return -1;
+                    e, err, n) != 0) {
+            note(b->errs, err);
+            continue;
+        }
         if (b->ndeferred == sizeof b->deferred / sizeof b->deferred[0]) {
             snprintf(err, n, "%s:%d: too many keys", b->ini->file, e->line);
-            return -1;
+            note(b->errs, err);
+            break;
         }
         b->deferred_section[b->ndeferred] = section;
         b->deferred[b->ndeferred++] = e;
     }
-    return 0;
+    return b->errs->n > before ? -1 : 0;
 }
 
 /* A kind's key, once the kinds are known: into the chosen kind's options;
@@ -522,10 +561,12 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
         if (strcmp(sc->faults[i].name, s->name) == 0) {
             snprintf(err, n, "%s:%d: a second [fault %s] (the first is at line %d)", file,
                      s->line, s->name, sc->faults[i].line);
+            note(b->errs, err);
             return -1;
         }
     if (sc->nfaults == FL_MAX_FAULTS) {
         snprintf(err, n, "%s:%d: at most %d faults", file, s->line, FL_MAX_FAULTS);
+        note(b->errs, err);
         return -1;
     }
     struct fault_spec *f = &sc->faults[sc->nfaults++];
@@ -542,46 +583,57 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
     if (!action) {
         snprintf(err, n, "%s:%d: [fault %s] needs action (%s)", file, s->line, f->name,
                  fault_actions());
+        note(b->errs, err);
+        sc->nfaults--; /* nothing of it can be checked further */
         return -1;
     }
     if (!(f->ops = fault_ops_find(action->value))) {
         snprintf(err, n, "%s:%d: action: '%s' is not one of %s", file, action->line,
                  action->value, fault_actions());
+        note(b->errs, err);
+        sc->nfaults--;
         return -1;
     }
     struct key_table common = general_keys(S_FAULT);
     if (key_defaults(f, common.keys, common.n, err, n) != 0 ||
-        key_defaults(f, f->ops->keys, f->ops->nkeys, err, n) != 0)
+        key_defaults(f, f->ops->keys, f->ops->nkeys, err, n) != 0) {
+        note(b->errs, err);
         return -1;
+    }
+    unsigned before = b->errs->n;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
         if (e == action)
             continue;
         if (strncmp(e->key, "expect_", 7) == 0) {
             if (add_expectation(b->ini, sc, (int)sc->nfaults - 1, e, err, n) != 0)
-                return -1;
+                note(b->errs, err);
             continue;
         }
-        if (plain_entry(b, s, k, err, n) != 0)
-            return -1;
+        if (plain_entry(b, s, k, err, n) != 0) {
+            note(b->errs, err);
+            continue;
+        }
         const struct key_def *def = key_find(common.keys, common.n, e->key);
         if (!def)
             def = key_find(f->ops->keys, f->ops->nkeys, e->key);
         if (def) {
             if (set_key(b, f, def, e, err, n) != 0)
-                return -1;
+                note(b->errs, err);
             continue;
         }
         char owners[256], takes[512];
         owners_of(S_FAULT, e->key, owners, sizeof owners, &def);
-        if (!def)
-            return unknown_key(b, S_FAULT, e, err, n);
-        fault_keys_text(f->ops, takes, sizeof takes);
-        snprintf(err, n, "%s:%d: '%s' does not apply to action %s (it takes:%s)", file, e->line,
-                 e->key, f->ops->action, takes);
-        return -1;
+        if (!def) {
+            unknown_key(b, S_FAULT, e, err, n);
+        } else {
+            fault_keys_text(f->ops, takes, sizeof takes);
+            snprintf(err, n, "%s:%d: '%s' does not apply to action %s (it takes:%s)", file,
+                     e->line, e->key, f->ops->action, takes);
+        }
+        note(b->errs, err);
     }
-    return 0;
+    return b->errs->n > before ? -1 : 0;
 }
 
 /* Whether text may go into the agent's shell script and undo record as
@@ -660,10 +712,12 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
         if (strcmp(sc->hosts[i].name, s->name) == 0) {
             snprintf(err, n, "%s:%d: a second [host %s] (the first is at line %d)", b->ini->file,
                      s->line, s->name, sc->hosts[i].line);
+            note(b->errs, err);
             return -1;
         }
     if (sc->nhosts == FL_MAX_HOSTS) {
         snprintf(err, n, "%s:%d: at most %d hosts", b->ini->file, s->line, FL_MAX_HOSTS);
+        note(b->errs, err);
         return -1;
     }
     struct host_spec *h = &sc->hosts[sc->nhosts++];
@@ -671,19 +725,32 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
     h->line = s->line;
     snprintf(h->name, sizeof h->name, "%s", s->name);
     struct key_table keys = general_keys(S_HOST);
-    if (key_defaults(h, keys.keys, keys.n, err, n) != 0)
+    if (key_defaults(h, keys.keys, keys.n, err, n) != 0) {
+        note(b->errs, err);
         return -1;
+    }
+    unsigned before = b->errs->n;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
-        if (plain_entry(b, s, k, err, n) != 0)
-            return -1;
+        if (plain_entry(b, s, k, err, n) != 0) {
+            note(b->errs, err);
+            continue;
+        }
         const struct key_def *def = key_find(keys.keys, keys.n, e->key);
-        if (!def)
-            return unknown_key(b, S_HOST, e, err, n);
-        if (set_key(b, h, def, e, err, n) != 0)
-            return -1;
+        if (!def) {
+            unknown_key(b, S_HOST, e, err, n);
+            note(b->errs, err);
+        } else if (set_key(b, h, def, e, err, n) != 0) {
+            note(b->errs, err);
+        }
     }
-    return check_host_ssh(b->ini->file, s, h, err, n);
+    if (b->errs->n > before)
+        return -1; /* the ssh keys are checked together once each is good */
+    if (check_host_ssh(b->ini->file, s, h, err, n) != 0) {
+        note(b->errs, err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Which sections there are, named or not, each once. */
@@ -715,27 +782,33 @@ static int check_section(const struct ini *ini, size_t i, int *type, char *err, 
     return 0;
 }
 
+/* Every section, going on past each mistake (the sections after it are
+ * checked too); -1 when there was any (b->errs has them all). */
 static int bind_sections(struct binding *b, char *err, size_t n)
 {
     const struct ini *ini = b->ini;
+    unsigned before = b->errs->n;
     for (size_t i = 0; i < ini->n; i++) {
         const struct ini_section *s = &ini->sections[i];
-        int type, rc = 0;
-        if (check_section(ini, i, &type, err, n) != 0)
-            return -1;
+        int type;
+        if (check_section(ini, i, &type, err, n) != 0) {
+            note(b->errs, err);
+            continue;
+        }
+        /* each binder notes its own mistakes and goes on */
         if (type == S_FAULT)
-            rc = bind_fault(b, s, err, n);
+            bind_fault(b, s, err, n);
         else if (type == S_HOST)
-            rc = bind_host(b, s, err, n);
+            bind_host(b, s, err, n);
         else if (type == S_EXPECT)
-            for (size_t k = 0; k < s->n && rc == 0; k++)
-                rc = add_expectation(ini, b->sc, -1, &s->entries[k], err, n);
+            for (size_t k = 0; k < s->n; k++) {
+                if (add_expectation(ini, b->sc, -1, &s->entries[k], err, n) != 0)
+                    note(b->errs, err);
+            }
         else
-            rc = bind_plain(b, type, s, err, n);
-        if (rc != 0)
-            return -1;
+            bind_plain(b, type, s, err, n);
     }
-    return 0;
+    return b->errs->n > before ? -1 : 0;
 }
 
 /* --- the whole scenario --- */
@@ -808,10 +881,15 @@ static int resolve_kinds(struct binding *b, char *err, size_t n)
     if (key_defaults(&sc->target, o->target_keys.keys, o->target_keys.n, err, n) != 0 ||
         key_defaults(&sc->target, o->workload_keys.keys, o->workload_keys.n, err, n) != 0)
         return -1;
+    int rc = 0;
     for (unsigned i = 0; i < b->ndeferred; i++)
-        if (bind_deferred(b, b->deferred_section[i], b->deferred[i], err, n) != 0)
-            return -1;
-    return 0;
+        if (bind_deferred(b, b->deferred_section[i], b->deferred[i], err, n) != 0) {
+            note(b->errs, err); /* each one: the others are checked too */
+            rc = -1;
+        }
+    if (rc != 0)
+        err[0] = '\0'; /* noted already */
+    return rc;
 }
 
 /* The workload as the engine reads it, and the target's engine. */
@@ -861,40 +939,41 @@ static int check_kind(struct scenario *sc, const struct ini *ini, char *err, siz
 }
 
 /* What holds for every kind once its own rules are applied. */
-static int check_workload(const struct scenario *sc, const struct ini *ini, char *err, size_t n)
+static void check_workload(const struct scenario *sc, const struct ini *ini, struct errlist *errs)
 {
+    char err[1024];
+    size_t n = sizeof err;
     const struct workload_cfg *w = &sc->workload;
     if (sc->block % FL_SECTOR != 0) {
         snprintf(err, n, "%s:%d: block: %llu is not a multiple of 512", ini->file,
                  line_of(ini, "workload", "block"), (unsigned long long)sc->block);
-        return -1;
+        note(errs, err);
     }
     bool sync = sc->target.engine == ENGINE_SYNC;
     if (sync && sc->workers) {
         snprintf(err, n, "%s:%d: workers: the sync engine runs one worker per I/O in flight "
                  "(depth); workers applies to engine = io_uring", ini->file,
                  line_of(ini, "workload", "workers"));
-        return -1;
+        note(errs, err);
     }
     if (sync && w->depth > 256) {
         snprintf(err, n, "%s:%d: depth: at most 256 with the sync engine (one thread per I/O in "
                  "flight); use engine = io_uring for more", ini->file,
                  line_of(ini, "workload", "depth"));
-        return -1;
+        note(errs, err);
     }
     if (sc->workers > w->depth) {
         snprintf(err, n, "%s:%d: workers: %llu workers need depth >= %llu", ini->file,
                  line_of(ini, "workload", "workers"), (unsigned long long)sc->workers,
                  (unsigned long long)sc->workers);
-        return -1;
+        note(errs, err);
     }
     if (sc->target.size && sc->target.size < sc->block) {
         snprintf(err, n, "%s:%d: size: %llu bytes is smaller than one block (%llu)", ini->file,
                  line_of(ini, "target", "size"), (unsigned long long)sc->target.size,
                  (unsigned long long)sc->block);
-        return -1;
+        note(errs, err);
     }
-    return 0;
 }
 
 /* "client, ctrl-a, ctrl-b" of the lab, " (there is no lab)" without. */
@@ -953,8 +1032,10 @@ static int at_in_workload(const struct scenario *sc, const struct fault_spec *f,
 /* What only the whole scenario can tell about its faults: hosts exist,
  * they happen within the workload, and each family's own checks of its
  * section. */
-static int check_faults(const struct scenario *sc, const char *file, char *err, size_t n)
+static void check_faults(const struct scenario *sc, const char *file, struct errlist *errs)
 {
+    char err[1400];
+    size_t n = sizeof err;
     /* A [host]'s switch is another [host], reached over ssh. */
     for (unsigned i = 0; i < sc->nhosts; i++) {
         const struct host_spec *h = &sc->hosts[i];
@@ -966,7 +1047,7 @@ static int check_faults(const struct scenario *sc, const char *file, char *err, 
         if (!ok) {
             snprintf(err, n, "%s:%d: [host %s] switch: '%s' is not another [host] of this "
                      "scenario with ssh = ADDRESS", file, h->line, h->name, h->switch_host);
-            return -1;
+            note(errs, err);
         }
     }
     struct fault_rules rules = {.allow_destructive = sc->allow_destructive};
@@ -979,7 +1060,8 @@ static int check_faults(const struct scenario *sc, const char *file, char *err, 
         if (!lab_host_known(sc, f->host, names, sizeof names) && !known) {
             snprintf(err, n, "%s:%d: [fault %s] host '%s' is neither a lab host%s, local, nor a "
                      "[host NAME] of this scenario", file, f->line, f->name, f->host, names);
-            return -1;
+            note(errs, err);
+            continue;
         }
         /* What its host can do: a lab host's lab runs and restarts its
          * service; a [host] restarts with its own command. */
@@ -992,20 +1074,19 @@ static int check_faults(const struct scenario *sc, const char *file, char *err, 
         char why[1024];
         if (at_in_workload(sc, f, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->at_line, why);
-            return -1;
+            note(errs, err);
         }
         if (f->ops->check && f->ops->check(f, &rules, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->line, why);
-            return -1;
+            note(errs, err);
         }
         if (f->loses == LOSES_UNFLUSHED && sc->lab && sc->lab_opts.clients > 1) {
             snprintf(err, n, "%s:%d: [fault %s] loses = unflushed: not with several clients yet "
                      "(the other clients could not be told of the cut while the workload runs, "
                      "and would call what it took lost writes)", file, f->line, f->name);
-            return -1;
+            note(errs, err);
         }
     }
-    return 0;
 }
 
 /* Name of the scenario from its file: basename without ".scn". */
@@ -1038,28 +1119,33 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
     if (ini_parse(text, file, &ini, err, errlen) != 0)
         return -1;
     struct binding *b = calloc(1, sizeof *b);
-    int rc = -1;
     if (!b) {
         snprintf(err, errlen, "out of memory");
-    } else {
-        *b = (struct binding){.ini = &ini, .sc = sc};
-        rc = bind_sections(b, err, errlen);
+        ini_free(&ini);
+        return -1;
     }
-    if (rc == 0)
-        rc = resolve_kinds(b, err, errlen);
-    if (rc == 0) {
+    /* Every mistake goes to err, one per line: the keys and sections
+     * first (all of them), then, once each key has its place, the rules
+     * that hold between them. */
+    err[0] = '\0';
+    struct errlist errs = {.out = err, .cap = errlen};
+    char one[FL_ERRLEN];
+    *b = (struct binding){.ini = &ini, .sc = sc, .errs = &errs};
+    if (bind_sections(b, one, sizeof one) == 0 && resolve_kinds(b, one, sizeof one) != 0 &&
+        one[0])
+        note(&errs, one);
+    if (!errs.n) {
         if (!sc->name[0])
             name_from_file(file, sc->name, sizeof sc->name);
         derive(sc);
-        rc = check_kind(sc, &ini, err, errlen);
+        if (check_kind(sc, &ini, one, sizeof one) != 0)
+            note(&errs, one);
+        check_workload(sc, &ini, &errs);
+        check_faults(sc, file, &errs);
     }
-    if (rc == 0)
-        rc = check_workload(sc, &ini, err, errlen);
-    if (rc == 0)
-        rc = check_faults(sc, file, err, errlen);
     free(b);
     ini_free(&ini);
-    return rc;
+    return noted(&errs);
 }
 
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)

@@ -75,7 +75,11 @@ struct scenario {
     unsigned nexpects;
 };
 
-/* Parses and checks a scenario file.  0, or -1 with "file:line: why". */
+/* At most this many mistakes are listed (then how many more there are). */
+#define SCENARIO_MAX_ERRORS 20
+
+/* Parses and checks a scenario file.  0, or -1 with every mistake found,
+ * "file:line: why" one per line (up to SCENARIO_MAX_ERRORS). */
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
 
 /* The same from text; `file` is the name used in messages. */

@@ -57,6 +57,38 @@ expect_code 2 "$FAULTLINE" run "$WORK/bad.scn" --out "$WORK/never"
 expect_code 2 "$FAULTLINE" check "$WORK/missing.scn"
 contains "$WORK/err" "cannot open $WORK/missing.scn: No such file or directory"
 
+# Every mistake is named, each with its file:line, not only the first.
+cat > "$WORK/many.scn" <<EOS
+[scenario]
+duration = 5s
+bogus = 1
+[target]
+kind = file
+path = $WORK/many.img
+[workload]
+depht = 8
+read = 150%
+[fault a]
+action = pause
+host = nowhere
+[fault b]
+action = command
+command = true
+at = 10s
+[expect]
+lost_writez = 0
+EOS
+expect_code 2 "$FAULTLINE" check "$WORK/many.scn"
+for want in "many.scn:3: unknown key 'bogus' in [scenario]" "many.scn:8: unknown key 'depht'" \
+    "many.scn:9: read: '150%' is not a percentage" "many.scn:18: unknown metric in [expect] 'lost_writez'"; do
+    contains "$WORK/err" "$want"
+done
+# (the faults' checks come once every key has its place)
+sed -i '/^bogus/d; /^depht/d; /^read = 150%/d; /^lost_writez/d' "$WORK/many.scn"
+expect_code 2 "$FAULTLINE" check "$WORK/many.scn"
+contains "$WORK/err" "many.scn:7: [fault a] host 'nowhere' is neither a lab host"
+contains "$WORK/err" "many.scn:13: [fault b] at = 10s is not before the end of the workload"
+
 # Could not run: exit 2 and why.
 printf '[target]\nkind = file\npath = %s/no/such/dir/x.img\nsize = 1MiB\n' "$WORK" > "$WORK/nodir.scn"
 expect_code 2 "$FAULTLINE" run "$WORK/nodir.scn" --out "$WORK/r1" --quiet
