@@ -298,6 +298,19 @@ static uint64_t to_ours(const struct remote *r, uint64_t agent_ns)
     return (uint64_t)((int64_t)agent_ns - r->info.offset_ns);
 }
 
+/* What an agent said of a fault, with where: its host's name first,
+ * unless the text starts with it already (a command's detail is "on gs1:
+ * ..."), so that a detail never reads "on gs1: on gs1: ...". */
+static void on_host(char *out, size_t n, const char *host, const char *text)
+{
+    char own[64];
+    snprintf(own, sizeof own, "on %s:", host);
+    if (strncmp(text, own, strlen(own)) == 0)
+        snprintf(out, n, "%s", text);
+    else
+        snprintf(out, n, "%s %s", own, text);
+}
+
 /* An event ("ev"), whenever it comes: into its fault's remote_fault only
  * (the fault itself is its own thread's; remote_settle() copies). */
 static void on_event(struct remote *r, const struct jl_obj *m, const char *ev)
@@ -316,7 +329,7 @@ static void on_event(struct remote *r, const struct jl_obj *m, const char *ev)
         jl_u64(m, "armed_ns", &rf->armed_at);
         const char *d = jl_str(m, "detail"), *ranges = jl_str(m, "ranges");
         if (d && d[0])
-            snprintf(rf->desc, sizeof rf->desc, "on %s: %s", r->host.name, d);
+            on_host(rf->desc, sizeof rf->desc, r->host.name, d);
         rf->nranges = 0;
         rf->on_target = jl_bool(m, "on_target", false);
         for (const char *p = ranges; p && *p && rf->nranges < REMOTE_MAX_RANGES;) {
@@ -340,8 +353,7 @@ static void on_event(struct remote *r, const struct jl_obj *m, const char *ev)
         const char *by = jl_str(m, "by");
         snprintf(rf->by, sizeof rf->by, "%s", by ? by : "");
         if (!rf->clear_ok)
-            snprintf(rf->error, sizeof rf->error, "clear failed on the host: %s",
-                     text ? text : "the agent gave no reason");
+            snprintf(rf->error, sizeof rf->error, "%s", text ? text : "the agent gave no reason");
         rf->cleared_seen = true;
     }
 }
@@ -754,8 +766,11 @@ void remote_settle(struct fault *f)
         f->indeterminate = false;
         f->applied = false;
         f->injected_ns = 0;
-        if (!f->error[0])
-            snprintf(f->error, sizeof f->error, "inject failed on the host: %s", rf->error);
+        if (!f->error[0]) {
+            char where[1000];
+            on_host(where, sizeof where, r->host.name, rf->error);
+            snprintf(f->error, sizeof f->error, "inject failed: %s", where);
+        }
     }
     /* A clear the agent did (its lease), or answered late. */
     if (rf->cleared_seen && r->t0 && rf->cleared_at) {
@@ -763,8 +778,11 @@ void remote_settle(struct fault *f)
         snprintf(f->cleared_by, sizeof f->cleared_by, "%s", rf->by);
         if (!rf->clear_ok) {
             f->clear_failed = true;
-            if (!f->error[0])
-                snprintf(f->error, sizeof f->error, "%s", rf->error);
+            if (!f->error[0]) {
+                char where[1000];
+                on_host(where, sizeof where, r->host.name, rf->error);
+                snprintf(f->error, sizeof f->error, "clear failed: %s", where);
+            }
         }
     }
     pthread_mutex_unlock(&r->mu);
@@ -872,8 +890,8 @@ static int ssh_prepare(struct fault *f, char *err, size_t errlen)
     }
     bool ok = jl_bool(&m, "ok", false);
     const char *text = jl_str(&m, ok ? "detail" : "error");
-    snprintf(ok ? rf->desc : err, ok ? sizeof rf->desc : errlen, "on %s: %s", r->host.name,
-             text ? text : "the agent gave no reason");
+    on_host(ok ? rf->desc : err, ok ? sizeof rf->desc : errlen, r->host.name,
+            text ? text : "the agent gave no reason");
     jl_free(&m);
     return ok ? 0 : -1;
 }
@@ -920,7 +938,7 @@ static int ssh_inject(struct fault *f, uint64_t *when, char *err, size_t errlen)
                           ? rf->applied_at - rf->began_at : 0; /* what the host spent */
         bool ok = rf->apply_ok;
         if (!ok)
-            snprintf(err, errlen, "on %s: %s", r->host.name, rf->error);
+            on_host(err, errlen, r->host.name, rf->error);
         pthread_mutex_unlock(&r->mu);
         return ok ? 0 : -1;
     }
@@ -960,7 +978,7 @@ static int ssh_clear(struct fault *f, uint64_t *when, char *err, size_t errlen)
     snprintf(f->cleared_by, sizeof f->cleared_by, "%s", rf->by);
     bool ok = rf->clear_ok;
     if (!ok)
-        snprintf(err, errlen, "on %s: %s", r->host.name, rf->error);
+        on_host(err, errlen, r->host.name, rf->error);
     pthread_mutex_unlock(&r->mu);
     return ok ? 0 : -1;
 }
