@@ -153,6 +153,25 @@ hot lab-no-quick-read
 expect_code 0 "$FAULTLINE" run "$WORK/lab-no-quick-read.scn" --out "$WORK/noqr" --quiet
 json "$WORK/noqr/report.json" '.cross_reads | [.judged > 100, .findings]' '[true,0]'
 
+# Ctrl-C on the faultline that launched the ranks: passed on to them as it
+# came; they end their workload and report, and the run says it was
+# interrupted and exits 130, through mpirun.
+sed 's/^duration = 10s$/duration = 120s/; s/^name = lab-no-quick-read$/name = stopped/' \
+    "$WORK/lab-no-quick-read.scn" > "$WORK/stopped.scn"
+"$FAULTLINE" run "$WORK/stopped.scn" --out "$WORK/stopped" > "$WORK/stopped.out" 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$WORK/stopped/client-1/events.jsonl" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ $i -lt 600 ] || { kill $pid; fail "the ranks never started: $(cat "$WORK/stopped.out")"; }
+sleep 2
+kill -INT $pid
+set +e
+wait $pid
+code=$?
+set -e
+[ $code = 130 ] || { cat "$WORK/stopped.out" >&2; fail "an interrupted run over two clients exited $code, expected 130"; }
+json "$WORK/stopped/report.json" '[.verdict, .interrupted_by, (.clients | length)]' '["interrupted","SIGINT",2]'
+
 expect_code 0 "$FAULTLINE" lab down gluster
 lab_nothing_left gluster
 ! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"

@@ -468,6 +468,42 @@ contains "$WORK/out" "the agent undid 1 record(s)"
 expect_code 0 "$FAULTLINE" cleanup "$WORK/ak"
 contains "$WORK/out" "nothing left to undo"
 
+# --- a real host as the README shows it: a [host] with ssh and restart, no
+# lab in the scenario: kill its tgtd, restart_after starts it again with the
+# host's own command (here the lab's restart, as `systemctl start tgt`
+# would be on a real array); a mistake in it is refused by check ---
+PID_B=$(pid_of_b)
+cat > "$WORK/host.scn" <<EOS
+[scenario]
+name = ssh-host-restart
+duration = 5s
+[target]
+kind = file
+path = $WORK/host.img
+size = 4MiB
+[host array-b]
+ssh = $(lab_host ctrl-b ssh)
+ssh_identity = $(lab_host ctrl-b ssh_identity)
+ssh_known_hosts = $(lab_host ctrl-b ssh_known_hosts)
+agent_dir = $(lab_host ctrl-b agent_dir)
+restart = $FAULTLINE lab restart iscsi ctrl-b --prefix $P
+[fault b-dies]
+action = kill
+host = array-b
+process = tgtd
+at = 1s
+restart_after = 2s
+EOS
+expect_code 0 "$FAULTLINE" check "$WORK/host.scn"
+expect_code 0 "$FAULTLINE" run "$WORK/host.scn" --out "$WORK/host" --quiet
+R=$WORK/host/report.json
+json "$R" '[.verdict, .faults[0].happened, .faults[0].transport, .faults[0].cleared_by]' '["pass",true,"ssh","controller"]'
+until_ms 10000 b_restarted > /dev/null || fail "restart_after: ctrl-b's tgtd (pid $PID_B) was not started again by the [host]'s restart command"
+[ "$(stat_of "$NEW_B")" != "" ] || fail "restart_after: the new tgtd of ctrl-b (pid $NEW_B) is not running"
+sed -i '/^restart = /d' "$WORK/host.scn"
+expect_code 2 "$FAULTLINE" check "$WORK/host.scn"
+contains "$WORK/err" "[fault b-dies] restart_after: array-b cannot start a process again: give [host array-b] restart = COMMAND"
+
 # lab down stops every sshd of the lab, and every agent copied into it
 SSHD_PIDS=$(awk '$1 == "sshd" { print $3 }' "/run/faultline/labs/$P-iscsi.state")
 [ -n "$SSHD_PIDS" ] || fail "the lab recorded no sshd"
