@@ -362,8 +362,10 @@ gone() { ! ip netns exec "$NS_A" nft list tables 2> /dev/null | grep -q '_part_'
 until_ms 15000 gone > /dev/null || fail "the partition of ctrl-a is still there 16 s after it began"
 took=$(($(ms_now) - cut_at))
 echo "ssh: the agent removed the partition ${took} ms after it began (planned 10000 + lease 3000)" >&2
-# 10 s + 3 s lease, seen through 10 ms polls on a busy machine
-[ $took -le 13250 ] || fail "the partition lasted $took ms, more than its 10 s and 3 s lease"
+# 10 s + 3 s lease, seen through polls that each fork `ip netns exec nft`
+# (on a loaded machine one poll took up to 0.5 s: 13486 ms was seen); the
+# agent's own clock, below, is the exact measure
+[ $took -le 14000 ] || fail "the partition lasted $took ms, more than its 10 s and 3 s lease"
 [ $took -ge 9900 ] || fail "the partition ended after $took ms, before its time"
 grep -q "^a-cut lease " "$LAB"/agent-ctrl-a/run-*/restored.log || fail "the agent did not note its lease restore"
 # and in the agent's own clock: applied to cleared at most 10 s + 3 s
