@@ -435,7 +435,9 @@ expect_code 2 "$FAULTLINE" run "$WORK/nolib.scn" --out "$WORK/nolib" --quiet --k
 contains "$WORK/err" "nolib.scn:$(grep -n '^\[fault far-down\]' "$WORK/nolib.scn" | cut -d: -f1): [fault far-down]"
 contains "$WORK/err" "cannot run on"
 contains "$WORK/err" "$(basename "$LIB" | sed 's/\.so\..*//')"
-[ ! -e "$WORK/nolib/report.json" ] || fail "the workload ran on a host that cannot run the agent"
+# (its run directory says it never started, and why)
+json "$WORK/nolib/report.json" '[.started, .verdict, (.error | test("cannot run on"))]' '[false,"error",true]'
+[ ! -e "$WORK/nolib/timeline.csv" ] || fail "the workload ran on a host that cannot run the agent"
 stop_nolib
 
 # --- the agent killed during a partition: cleanup asks it again ---
