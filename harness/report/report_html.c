@@ -4,6 +4,7 @@
  * Self-contained: inline CSS and SVG, no script, no font, no network, so it
  * opens the same from a CI artifact, a mail attachment or a file share.
  *
+ * A run's page:
  *   the verdict, what ran, every expectation with its measured value
  *   throughput (IOPS per bucket; on iSCSI the area below it in the colour of
  *   the path that carried the I/O) and latency (p50, p99 and the slowest
@@ -11,6 +12,11 @@
  *   labelled, failed I/Os marked red; each plot's legend under it
  *   one row per fault with its recovery numbers
  *   findings by class, then the first of them in detail
+ * A verify's page (`faultline verify` writes every report again, this one
+ * too, in place of the run's):
+ *   the verdict, what the verify read and from which run, its findings,
+ *   the integrity rules; no plot, since a verify measures nothing over
+ *   time (see verify_note)
  *
  * The verdict is report_verdict()'s word, the one report.json and
  * report.txt give, whatever it is (report_html_verdict).
@@ -160,6 +166,12 @@ static void clients_table(FILE *f, const struct report *r)
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n");
+}
+
+/* Several clients' reads of each other's blocks (the run's, or the
+ * verify's judgement of them); nothing without. */
+static void cross_reads(FILE *f, const struct report *r)
+{
     if (r->cross)
         fprintf(f, "<p>Cross reads: %u%% of reads went to blocks other clients own, judged by "
                    "the rule <code>%s</code> against their owner's history: %" PRIu64 " reads, "
@@ -532,6 +544,7 @@ static const char css[] =
     ".verdict{display:inline-block;font-weight:700;padding:2px 12px;border-radius:4px;color:#fff;"
     "margin-right:10px;background:#607d8b}.v-pass{background:#2e7d32}.v-fail{background:#c62828}"
     ".v-error{background:#6a1b9a}.v-interrupted{background:#e65100}"
+    ".note{border-left:4px solid #90a4ae;background:#f3f5f8;padding:6px 12px}"
     "table{border-collapse:collapse;margin:6px 0;font-size:13px}th,td{border:1px solid #dde;"
     "padding:3px 7px;text-align:left;vertical-align:top}th{background:#f3f5f8}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
@@ -583,8 +596,9 @@ void report_html_head(FILE *f, const char *name, const char *verdict)
     fprintf(f, "</title><style>%s</style></head><body>\n", css);
 }
 
-/* What ran, on what, when. */
-static void meta_table(FILE *f, const struct report *r)
+/* What ran, on what, when: a run's workload, or a verify's read-back and
+ * the run it read back. */
+static void meta_table(FILE *f, const struct report *r, bool verify)
 {
     char when[64];
     time_t t = (time_t)(r->meta->start_wall_ns / 1000000000ull);
@@ -592,18 +606,25 @@ static void meta_table(FILE *f, const struct report *r)
     gmtime_r(&t, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
     const struct workload_cfg *w = &r->sc->workload;
-    double secs = (double)r->io->ns / 1e9;
+    double secs = (double)r->io->ns / 1e9, iops = secs > 0 ? (double)(r->io->reads +
+                                                                    r->io->writes) / secs : 0;
     fprintf(f, "<table class=\"meta\"><tr><td>target</td><td>");
     report_escape(f, r->target_desc ? r->target_desc : r->sc->target.path);
     fprintf(f, ", %" PRIu64 " blocks of %u bytes</td></tr>\n", r->meta->nblocks,
             r->meta->block_size);
-    fprintf(f, "<tr><td>workload</td><td>%s, %u%% reads, depth %u, %u worker%s; %" PRIu64
-               " reads, %" PRIu64 " writes, %" PRIu64 " errors in %.1f s (%.0f IOPS)</td></tr>\n",
-            w->pattern == PATTERN_RANDOM ? "random" : "sequential", w->read_pct, w->depth,
-            r->workers, r->workers == 1 ? "" : "s", r->io->reads, r->io->writes, r->io->errors,
-            secs, secs > 0 ? (double)(r->io->reads + r->io->writes) / secs : 0);
-    fprintf(f, "<tr><td>run</td><td>id %016" PRIx64 ", seed %" PRIu64 ", started %s%s</td></tr>\n",
-            r->meta->run_id, r->seed, when, r->interrupted ? ", interrupted" : "");
+    if (verify)
+        fprintf(f, "<tr><td>verify</td><td>%" PRIu64 " reads, %" PRIu64 " errors in %.2f s "
+                   "(%.0f IOPS)%s</td></tr>\n", r->io->reads, r->io->errors, secs, iops,
+                r->interrupted ? ", interrupted" : "");
+    fprintf(f, "<tr><td>%s</td><td>%s, %u%% reads, depth %u, %u worker%s", verify ? "the run" :
+            "workload", w->pattern == PATTERN_RANDOM ? "random" : "sequential", w->read_pct,
+            w->depth, r->workers, r->workers == 1 ? "" : "s");
+    if (!verify)
+        fprintf(f, "; %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " errors in %.1f s "
+                   "(%.0f IOPS)", r->io->reads, r->io->writes, r->io->errors, secs, iops);
+    fprintf(f, "</td></tr>\n<tr><td>run</td><td>id %016" PRIx64 ", seed %" PRIu64 ", started %s"
+               "%s</td></tr>\n", r->meta->run_id, r->seed, when,
+            r->interrupted && !verify ? ", interrupted" : "");
     fprintf(f, "<tr><td>scenario</td><td>");
     report_escape(f, r->sc->file);
     fprintf(f, "</td></tr>\n");
@@ -612,6 +633,28 @@ static void meta_table(FILE *f, const struct report *r)
                    "than %.1f s%s</td></tr>\n", r->hung, (double)r->sc->hung_after_ns / 1e9,
                 r->abandoned ? "; workers left behind" : "");
     fprintf(f, "</table>\n");
+}
+
+/* What a verify's page is.  It has no plot: a verify measures nothing over
+ * time, and the run's plots under the verify's verdict would read as the
+ * verify's; the run's expectations and recovery numbers, which go with
+ * them, were in the run's report.json, which the verify's replaced too.
+ * The run's numbers over time stay in timeline.csv and resources.csv, its
+ * events in events.jsonl. */
+static void verify_note(FILE *f, const struct report *r)
+{
+    fprintf(f, "<p class=\"note\">This page is a <b>verify</b>'s: <code>faultline verify</code> "
+               "read back what the run wrote (%" PRIu64 " reads) and checked every read against "
+               "the run's journal, after the run, which had %s.", r->io->reads,
+            r->state_final ? "ended cleanly" : "not ended cleanly: writes not yet durable were "
+                                               "allowed either way");
+    if (r->replayed)
+        fprintf(f, " %" PRIu64 " journal records replayed.", r->replayed);
+    if (r->interrupted)
+        fprintf(f, " <b>Interrupted</b>: not everything was read back.");
+    fprintf(f, " This page, like report.txt, report.json and junit.xml, is now the verify's: "
+               "the run's throughput, latency and faults are not on it; its numbers over time "
+               "are still in timeline.csv and resources.csv, its events in events.jsonl.</p>\n");
 }
 
 /* The run's throughput, latency and resources over time. */
@@ -639,11 +682,14 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
     FILE *f = report_open_tmp(r->dir, "report.html", tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
+    bool verify = strcmp(r->mode, "verify") == 0;
     const char *v = report_verdict(r);
-    report_html_head(f, r->sc->name, v);
+    char name[sizeof r->sc->name + 16];
+    snprintf(name, sizeof name, "%s%s", verify ? "verify of " : "", r->sc->name);
+    report_html_head(f, name, v);
     fprintf(f, "<h1>");
     report_html_verdict(f, v);
-    report_escape(f, r->sc->name);
+    report_escape(f, name);
     fprintf(f, "</h1>\n");
     if (r->sc->description[0]) {
         fprintf(f, "<p>");
@@ -655,14 +701,26 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
         report_escape(f, r->error);
         fprintf(f, "</p>\n");
     }
-    meta_table(f, r);
-    expectations_table(f, r);
-    plots(f, r);
-    faults_table(f, r);
-    clients_table(f, r);
-    findings_table(f, r);
+    if (verify) { /* what it found first: that is what it was run for */
+        verify_note(f, r);
+        findings_table(f, r);
+        cross_reads(f, r);
+        expectations_table(f, r);
+        fprintf(f, "<h2>What was read</h2>\n");
+        meta_table(f, r, verify);
+    } else {
+        meta_table(f, r, verify);
+        expectations_table(f, r);
+        plots(f, r);
+        faults_table(f, r);
+        clients_table(f, r);
+        cross_reads(f, r);
+        findings_table(f, r);
+    }
     report_html_manifest(f, r);
-    fprintf(f, "<p class=\"small\">faultline; the numbers behind the plots are in timeline.csv, "
-               "everything else in report.json.</p>\n</body></html>\n");
+    fprintf(f, "<p class=\"small\">%s</p>\n</body></html>\n",
+            verify ? "faultline verify; all of this and more in report.json."
+                   : "faultline; the numbers behind the plots are in timeline.csv, everything "
+                     "else in report.json.");
     return report_install(f, tmp, r->dir, "report.html", err, errlen);
 }

@@ -43,4 +43,12 @@ contains "$WORK/run/report.txt" "verify of tamper: FAIL"
 contains "$WORK/run/report.txt" "sector 1: crc32c mismatch"
 contains "$WORK/run/report.txt" "holds sector 0 of block 40"
 contains "$WORK/run/report.txt" "all zero"
+# report.html is the verify's too, with its verdict (it kept the run's PASS),
+# its findings, and no plot of the run under that verdict
+v=$(jq -r .verdict "$R" | tr a-z A-Z)
+badge=$(grep -o '<span class="verdict[^"]*">[^<]*<' "$H" | sed 's/.*">//; s/<$//')
+[ "$badge" = "$v" ] || fail "report.html says '$badge', report.json '$v'"
+contains "$H" "verify of tamper"
+for c in corrupt zeroed misdirected; do contains "$H" "<tr><td>$c</td>"; done
+! grep -q '<svg' "$H" || fail "the verify's report.html shows the run's plots"
 pass
