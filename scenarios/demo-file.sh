@@ -11,6 +11,7 @@ rm -f /tmp/faultline-demo.out
 [ -d "$DIR" ] || { echo "demo: no run directory found" >&2; exit 1; }
 cp "$DIR/report.txt" "$DIR/report-run.txt"
 cp "$DIR/report.json" "$DIR/report-run.json"
+cp "$DIR/report.html" "$DIR/report-run.html" # verify writes a page of its own in its place
 
 echo
 echo "== damaging three blocks of /tmp/faultline-demo.img, as a failing disk would:"
@@ -30,5 +31,5 @@ set -e
 echo
 sed -n '/^Findings by class/,$p' "$DIR/report.txt"
 echo
-echo "The clean run's report: $DIR/report-run.txt (and report-run.json)"
-echo "The verify report:      $DIR/report.txt (and report.json)"
+echo "The clean run's report: $DIR/report-run.txt (report-run.json, report-run.html)"
+echo "The verify report:      $DIR/report.txt (report.json, report.html)"

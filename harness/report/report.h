@@ -196,6 +196,11 @@ int report_write_html(const struct report *r, char *err, size_t errlen);
  * (the title names the run and its verdict). */
 void report_html_head(FILE *f, const char *name, const char *verdict);
 
+/* The verdict as a badge: the word (report_verdict()'s, or a repeat's) in
+ * capitals, in the colour of pass, fail, error or interrupted, and in a
+ * neutral grey for any other word, which it still shows as it is. */
+void report_html_verdict(FILE *f, const char *verdict);
+
 struct json;
 
 /* An io_stats as a JSON object (reads, writes, ..., iops). */

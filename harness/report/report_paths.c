@@ -101,11 +101,16 @@ void report_html_paths(FILE *f, const struct report *r, const struct frame *fr, 
         }
         a = b + 1;
     }
+    fprintf(f, "</g>\n");
+}
+
+void report_html_path_keys(FILE *f, const struct report *r)
+{
+    unsigned np = paths_of(r) < BUCKET_PATHS ? paths_of(r) : BUCKET_PATHS;
     for (unsigned p = 0; p < np; p++) {
         char name[FL_URL_MAX + 64], text[FL_URL_MAX + 96];
         report_path_name(r, p, name, sizeof name);
         snprintf(text, sizeof text, "path %u: %s", p, name);
-        svg_legend(f, PAD_L + 8 + 230.0 * p, PLOT_H - 6, path_hue[p], text);
+        svg_legend(f, path_hue[p], KEY_AREA, text);
     }
-    fprintf(f, "</g>\n");
 }

@@ -29,10 +29,13 @@ void report_json_paths(struct json *j, const struct report *r);
  * [first, last] of s; -1 when none counted. */
 int report_path_carrier(const struct buckets *s, size_t first, size_t last);
 
-/* The coloured areas and the legend in the throughput plot: n points at
- * times t (s), heights iops, carried by path[i] (-1: none).  Nothing
- * without paths. */
+/* The coloured areas in the throughput plot: n points at times t (s),
+ * heights iops, carried by path[i] (-1: none).  Nothing without paths. */
 void report_html_paths(FILE *f, const struct report *r, const struct frame *fr, size_t n,
                        const double *t, const double *iops, const int *path);
+
+/* Their keys in the plot's legend (svg_legend), one per path; nothing
+ * without paths. */
+void report_html_path_keys(FILE *f, const struct report *r);
 
 #endif

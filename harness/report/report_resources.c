@@ -5,10 +5,12 @@
  * windows shaded, so that a stall can be laid next to what the hosts were
  * doing then.  The numbers are resources.csv's (harness/resources.h).
  *
- * One colour per host (CPU, network) or device (disk); a second measure of
- * the same thing is the same colour dashed: iowait under busy, read under
- * written, sent under received.  A line is drawn at the middle of the
- * interval its rate covers; a queue depth at its sample.
+ * One colour per host (CPU, network: the same host the same colour in every
+ * plot) or device (disk); a second measure of the same thing is the same
+ * colour dashed: iowait under busy, read under written, sent under
+ * received.  A line is drawn at the middle of the interval its rate
+ * covers; a queue depth at its sample.  Each plot's legend names every
+ * line (report_svg.h: under the plot, in the lines' colours).
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +33,7 @@ struct line {
     const struct res_series *s;
     const char *colour;
     bool dashed;
-    char label[160]; /* "" : no legend of its own (the dashed twin of a line) */
+    char label[160]; /* "": no key of its own (the dashed twin of a line) */
 };
 
 struct plot {
@@ -91,6 +93,18 @@ static size_t squeeze(const struct resources *res, const struct res_series *s, b
     return k;
 }
 
+/* Every labelled line's key, and how many lines did not fit in the plot. */
+static void legend(FILE *f, const struct plot *p)
+{
+    svg_legend_begin(f);
+    for (unsigned k = 0; k < p->n; k++)
+        if (p->lines[k].label[0])
+            svg_legend(f, p->lines[k].colour, KEY_LINE, p->lines[k].label);
+    if (p->left_out)
+        fprintf(f, "<span class=\"key\">+%u more in resources.csv</span>", p->left_out);
+    svg_legend_end(f);
+}
+
 static void draw(FILE *f, const struct report *r, const struct resources *res, double span_s,
                  const struct plot *p)
 {
@@ -123,8 +137,6 @@ static void draw(FILE *f, const struct report *r, const struct resources *res, d
     svg_fault_windows(f, r->faults, r->nfaults, &fr);
     svg_x_axis(f, &fr);
     svg_y_axis(f, &fr, step, p->unit, axis);
-    double lx = PAD_L + 8;
-    unsigned unlabelled = p->left_out;
     for (unsigned k = 0; k < p->n; k++) {
         const struct line *l = &p->lines[k];
         size_t m = squeeze(res, l->s, p->gauge, span_s, t, v);
@@ -140,54 +152,70 @@ static void draw(FILE *f, const struct report *r, const struct resources *res, d
             report_escape(f, l->s->name);
             fprintf(f, " %s</title></polyline>\n", l->s->metric);
         }
-        if (!l->label[0])
-            continue;
-        /* one row of legend under the time axis, as far as it goes */
-        double w = 6.3 * (double)strlen(l->label) + 26;
-        if (lx + w > PLOT_W - PAD_R - 70) {
-            unlabelled++;
-            continue;
-        }
-        svg_legend(f, lx, PLOT_H - 4, l->colour, l->label);
-        lx += w;
     }
-    if (unlabelled)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">+%u more in resources.csv</text>\n",
-                lx, PLOT_H - 4, unlabelled);
     svg_end(f);
+    legend(f, p);
     free(t);
     free(v);
 }
 
-static void cpu_plot(FILE *f, const struct report *r, const struct resources *res, double span)
+/* A host's colour, the same in each plot of the page: its place among the
+ * hosts, in the sampler's order (each has one series of CPU busy). */
+static const char *host_colour(const struct resources *res, const char *host)
 {
-    struct plot p = {.title = "CPU per host over time", .unit = "%", .axis = "CPU",
-                     .floor_max = 10};
     unsigned c = 0;
     for (unsigned i = 0; i < res->nseries; i++) {
         const struct res_series *s = &res->series[i];
         if (strcmp(s->kind, "cpu") != 0 || strcmp(s->metric, "busy_pct") != 0)
             continue;
-        const char *colour = hue[c++ % HUES];
-        char label[160];
-        snprintf(label, sizeof label, "%s%s", s->host,
-                 strcmp(s->name, "machine") == 0 ? " (machine)" : "");
-        add_line(&p, s, colour, false, label);
-        add_line(&p, resources_find(res, s->host, "cpu", s->name, "iowait_pct"), colour, true,
+        if (strcmp(s->host, host) == 0)
+            break;
+        c++;
+    }
+    return hue[c % HUES];
+}
+
+/* The CPU of the hosts whose series are named `name`: busy, and iowait
+ * dashed. */
+static void cpu_lines(struct plot *p, const struct resources *res, const char *name)
+{
+    for (unsigned i = 0; i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "cpu") != 0 || strcmp(s->metric, "busy_pct") != 0 ||
+            strcmp(s->name, name) != 0)
+            continue;
+        const char *colour = host_colour(res, s->host);
+        add_line(p, s, colour, false, s->host);
+        add_line(p, resources_find(res, s->host, "cpu", s->name, "iowait_pct"), colour, true,
                  NULL);
     }
-    bool servers = false;
-    for (unsigned i = 0; i < p.n && !servers; i++)
-        servers = strcmp(p.lines[i].s->name, "processes") == 0;
-    fprintf(f, "<h3>CPU: busy, iowait dashed</h3>\n<p class=\"small\">The machine (the client): "
-               "busy and iowait as %% of all its %u CPUs.", res->ncpus);
-    if (servers)
-        fprintf(f, " A lab server (a namespace on the same kernel): the CPU its processes used, "
-                   "as %% of one CPU%s.", res->delayacct ? ", and their block I/O wait likewise"
-                                                         : " (their iowait is not counted: "
-                                                           "kernel.task_delayacct is off)");
-    fprintf(f, "</p>\n");
-    draw(f, r, res, span, &p);
+}
+
+/* Two plots, not one: the machine's 100% is all of its CPUs, a lab host's
+ * (its processes, on this machine's kernel) one CPU, so on one axis the
+ * same height would mean different things. */
+static void cpu_plots(FILE *f, const struct report *r, const struct resources *res,
+                      double span)
+{
+    struct plot m = {.title = "CPU of this machine over time, % of all its CPUs", .unit = "%",
+                     .axis = "% of all CPUs", .floor_max = 100};
+    struct plot s = {.title = "CPU of the processes of each lab host over time, % of one CPU",
+                     .unit = "%", .axis = "% of one CPU", .floor_max = 10};
+    cpu_lines(&m, res, "machine");
+    cpu_lines(&s, res, "processes");
+    fprintf(f, "<h3>CPU: busy, iowait dashed</h3>\n");
+    if (m.n) {
+        fprintf(f, "<p class=\"small\">This machine (the client) as %% of all its %u CPUs: "
+                   "100%% is every CPU busy.</p>\n", res->ncpus);
+        draw(f, r, res, span, &m);
+    }
+    if (!s.n)
+        return;
+    fprintf(f, "<p class=\"small\">Each lab host (a namespace on this machine's kernel): the "
+               "CPU its processes used as %% of one CPU, so 200%% is two CPUs' worth%s.</p>\n",
+            res->delayacct ? ", and their block I/O wait likewise"
+                           : "; their iowait is not counted (kernel.task_delayacct is off)");
+    draw(f, r, res, span, &s);
 }
 
 static void disk_plots(FILE *f, const struct report *r, const struct resources *res,
@@ -254,7 +282,6 @@ static bool switch_part(const char *ifname)
 static void net_plot(FILE *f, const struct report *r, const struct resources *res, double span)
 {
     struct plot p = {.title = "network per host over time", .bytes = true, .floor_max = 1e3};
-    unsigned c = 0;
     for (unsigned i = 0; i < res->nseries; i++) {
         const struct res_series *s = &res->series[i];
         if (strcmp(s->kind, "cpu") != 0 || strcmp(s->metric, "busy_pct") != 0)
@@ -278,7 +305,7 @@ static void net_plot(FILE *f, const struct report *r, const struct resources *re
         }
         if (!best)
             continue;
-        const char *colour = hue[c++ % HUES];
+        const char *colour = host_colour(res, s->host);
         char label[160];
         snprintf(label, sizeof label, "%s %s", best->host, best->name);
         add_line(&p, best, colour, false, label);
@@ -299,7 +326,7 @@ void report_html_resources(FILE *f, const struct report *r, double span_s)
     fprintf(f, "<h2>Host resources</h2>\n<p class=\"small\">Sampled every %.0f ms over the "
                "workload; every host, device and interface in resources.csv.</p>\n",
             (double)res->period_ns / 1e6);
-    cpu_plot(f, r, res, span_s);
+    cpu_plots(f, r, res, span_s);
     disk_plots(f, r, res, span_s);
     net_plot(f, r, res, span_s);
 }

@@ -122,9 +122,21 @@ void svg_fault_windows(FILE *f, const struct fault *faults, unsigned n, const st
     }
 }
 
-void svg_legend(FILE *f, double x, double y, const char *c, const char *text)
+void svg_legend_begin(FILE *f)
 {
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" fill=\"%s\">&#9472; ", x, y, c);
+    fprintf(f, "<div class=\"legend\">");
+}
+
+void svg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text)
+{
+    static const char *const cls[] = {"", " dash", " dot", " area"};
+    fprintf(f, "<span class=\"key\"><i class=\"mk%s\" style=\"%s:%s\"></i>", cls[mark],
+            mark == KEY_AREA ? "background" : "border-color", colour);
     report_escape(f, text);
-    fprintf(f, "</text>\n");
+    fprintf(f, "</span>");
+}
+
+void svg_legend_end(FILE *f)
+{
+    fprintf(f, "</div>\n");
 }

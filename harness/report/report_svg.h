@@ -55,7 +55,16 @@ void svg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
 /* The injected faults' windows shaded and labelled, behind the curves. */
 void svg_fault_windows(FILE *f, const struct fault *faults, unsigned n, const struct frame *fr);
 
-/* One line of a legend at (x, y): a stroke sample of colour c and text. */
-void svg_legend(FILE *f, double x, double y, const char *c, const char *text);
+/* A plot's legend, in HTML under its SVG (after svg_end): a row of keys
+ * that wraps with the page, so that no key runs into the time axis's
+ * labels or off the plot however long the names.  Each key's mark is a
+ * sample of its series (a line, dashed or dotted, or a filled area) in the
+ * series' colour, set by an inline style that no rule of the page's style
+ * sheet overrides.  svg_legend_begin opens the row, svg_legend_end closes
+ * it. */
+enum key_mark { KEY_LINE, KEY_DASHED, KEY_DOTTED, KEY_AREA };
+void svg_legend_begin(FILE *f);
+void svg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text);
+void svg_legend_end(FILE *f);
 
 #endif

@@ -244,8 +244,8 @@ int summary_write_html(const struct summary *s, const char *dir, char *err, size
         return -1;
     report_html_head(f, s->sc->name, s->verdict);
     fputs(extra_css, f);
-    fprintf(f, "<h1><span class=\"verdict v-%s\">%s</span>", s->verdict,
-            report_verdict_caps(s->verdict));
+    fprintf(f, "<h1>");
+    report_html_verdict(f, s->verdict);
     report_escape(f, s->sc->name);
     fprintf(f, "</h1>\n<p>%u of %u repetitions passed%s.", s->passed, s->asked,
             s->interrupted ? " (interrupted)" : "");

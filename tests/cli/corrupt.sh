@@ -61,6 +61,12 @@ json "$R" '.io.writes' 0
 json "$R" '[.faults[] | .latency_p50_s != null and .latency_p50_s <= .latency_p99_s and
     .latency_p99_s <= .latency_max_s and .latency_max_s == .max_latency_s] | all' true
 contains "$WORK/run/report.txt" "latency p50 "
+# report.html: a row per fault, and no empty column (a file has no path
+# events; the rules need no "why" when all were measured)
+H=$WORK/run/report.html
+[ "$(grep -c '<br><span class="small">corrupt</span>' "$H")" = 3 ] || fail "report.html has not 3 rows of corrupt faults"
+! grep -q '<th>path events</th>' "$H" || fail "report.html has a column of path events on a file"
+! grep -q '<th></th>' "$H" || fail "report.html has a column without a name"
 # Exactly the requested bytes changed: 1000..3999 and 500000..500099.
 cmp -l "$WORK/other.orig" "$WORK/other.img" | awk '{print $1 - 1}' > "$WORK/changed"
 [ "$(wc -l < "$WORK/changed")" = 3100 ] || fail "$(wc -l < "$WORK/changed") bytes changed, not 3100"

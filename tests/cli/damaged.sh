@@ -12,15 +12,16 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 size() { stat -c %s "$1"; }
 
 # refused NAME TEXT...: a copy of $WORK/NAME, damaged by the caller, is
-# refused with each TEXT in the error, and no report of findings appears.
+# refused with each TEXT in the error, and no report of findings appears
+# (report.json and report.html stay the run's).
 refused() {
     d=$WORK/$1
     shift
-    before=$(cat "$d/report.json" 2>/dev/null | cksum)
+    before=$(cat "$d/report.json" "$d/report.html" 2>/dev/null | cksum)
     expect_code 2 "$FAULTLINE" verify "$d" --quiet
     for t in "$@"; do contains "$WORK/err" "$t"; done
     ! grep -q "finding" "$WORK/out" || fail "$d: the refused verify spoke of findings: $(cat "$WORK/out")"
-    [ "$(cat "$d/report.json" 2>/dev/null | cksum)" = "$before" ] || fail "$d: the refused verify wrote a report"
+    [ "$(cat "$d/report.json" "$d/report.html" 2>/dev/null | cksum)" = "$before" ] || fail "$d: the refused verify wrote a report"
 }
 copy() { rm -rf "${WORK:?}/$2"; cp -a "$WORK/$1" "$WORK/$2"; }
 

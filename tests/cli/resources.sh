@@ -71,13 +71,20 @@ for m in reads_per_s read_bytes_per_s in_flight util_pct; do
 done
 H=$WORK/run/report.html
 contains "$H" "<h2>Host resources</h2>"
-contains "$H" "<title>CPU per host over time</title>"
+contains "$H" "<title>CPU of this machine over time, % of all its CPUs</title>"
+! grep -q "% of one CPU" "$H" || fail "report.html plots a lab host's CPU without a lab"
 contains "$H" "<title>disk throughput over time</title>"
 contains "$H" "<title>disk queue depth over time</title>"
 contains "$H" "client $DEV (target"
+# the baseline named in the throughput plot's legend, not written over the
+# curve (which runs there in healthy times)
+json "$WORK/run/report.json" ".baseline != null" true
+grep -q '<i class="mk dash" style="border-color:#[0-9a-f]*"></i>baseline [0-9]* IOPS' "$H" \
+    || fail "report.html has no key of the baseline"
+! grep -q '<text[^>]*>baseline' "$H" || fail "report.html writes the baseline's label on the plot"
 # the resource plots come after the throughput plot
 [ "$(grep -n 'throughput over time' "$H" | head -1 | cut -d: -f1)" -lt \
-  "$(grep -n 'CPU per host over time' "$H" | cut -d: -f1)" ] || fail "the resources come before the throughput"
+  "$(grep -n 'CPU of this machine over time' "$H" | cut -d: -f1)" ] || fail "the resources come before the throughput"
 
 # --- a file on tmpfs: no disk ---
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then

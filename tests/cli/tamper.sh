@@ -12,6 +12,17 @@ json "$R" '.counts | [.["lost-write"], .["stale-read"], .torn, .misdirected, .co
 json "$R" '.sweep.reads' 256 # every block of the 1 MiB file was written
 json "$R" '[.io | has("reads", "writes", "bytes_read", "bytes_written", "errors", "seconds")] | all' true
 
+# report.html's legends: each key's mark in the colour of a curve of the
+# page, and each curve's colour on a key (a style rule once greyed them all)
+H=$WORK/run/report.html
+colours() { sed 's/.*#\([0-9a-f]*\)".*/#\1/' | sort -u; }
+grep -o 'class="mk[a-z ]*" style="[a-z-]*:#[0-9a-f]*"' "$H" | colours > "$WORK/marks"
+grep -oE '<(polyline|line|polygon|circle) [^>]*(stroke|fill)="#[0-9a-f]*"' "$H" | colours > "$WORK/curves"
+grep -o '<polyline [^>]*stroke="#[0-9a-f]*"' "$H" | colours > "$WORK/lines"
+[ -s "$WORK/marks" ] || fail "report.html's plots have no legend marks"
+[ -z "$(comm -23 "$WORK/marks" "$WORK/curves")" ] || fail "report.html: keys in colours no curve has: $(comm -23 "$WORK/marks" "$WORK/curves")"
+[ -z "$(comm -13 "$WORK/marks" "$WORK/lines")" ] || fail "report.html: curves in colours no key has: $(comm -13 "$WORK/marks" "$WORK/lines")"
+
 IMG=$WORK/tamper.img
 flip "$IMG" $((10 * 4096 + 777)) # a bit of the byte there, whatever it holds
 dd if=/dev/zero of="$IMG" bs=4096 seek=20 count=1 conv=notrunc status=none
@@ -34,4 +45,12 @@ contains "$WORK/run/report.txt" "sector 1 damaged: 1 of its bytes differ from wh
 contains "$WORK/run/report.txt" "the first at byte 777 of the block"
 contains "$WORK/run/report.txt" "holds sector 0 of block 40"
 contains "$WORK/run/report.txt" "all zero"
+# report.html is the verify's too, with its verdict (it kept the run's PASS),
+# its findings, and no plot of the run under that verdict
+v=$(jq -r .verdict "$R" | tr a-z A-Z)
+badge=$(grep -o '<span class="verdict[^"]*">[^<]*<' "$H" | sed 's/.*">//; s/<$//')
+[ "$badge" = "$v" ] || fail "report.html says '$badge', report.json '$v'"
+contains "$H" "verify of tamper"
+for c in corrupt zeroed misdirected; do contains "$H" "<tr><td>$c</td>"; done
+! grep -q '<svg' "$H" || fail "the verify's report.html shows the run's plots"
 pass

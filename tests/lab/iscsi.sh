@@ -120,6 +120,13 @@ awk -F, -v loss="$LOSS" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 contains "$WORK/run/report.html" "path 0: ctrl-a $HP_A"
 contains "$WORK/run/report.html" "path 1: ctrl-b $HP_B"
 grep -q '<polygon class="path" fill=' "$WORK/run/report.html" || fail "report.html colours no path"
+# each path's key in its area's colour
+for p in 0 1; do
+    area=$(grep -o "<polygon class=\"path\" fill=\"#[0-9a-f]*\" points=\"[^\"]*\"><title>[^<]*over path $p," \
+        "$WORK/run/report.html" | head -1 | sed 's/.*fill="\(#[0-9a-f]*\)".*/\1/')
+    grep -q "style=\"background:$area\"></i>path $p: " "$WORK/run/report.html" \
+        || fail "report.html: the key of path $p is not in its area's colour ($area)"
+done
 grep -q '"event":"loss"' "$WORK/run/events.jsonl" || fail "events.jsonl has no loss event"
 # The hosts' resources over the run: both controllers' CPU and network,
 # ctrl-a's traffic before its kill, ctrl-b's after the failover; the disk
@@ -136,6 +143,10 @@ awk -F, '$2 == "ctrl-b" && $3 == "net" && $5 == "tx_bytes_per_s" && $6 > 1000 &&
 awk -F, '$2 == "client" && $3 == "disk" && $5 == "write_bytes_per_s"' "$C" | grep -q . \
     || fail "no disk under the lab's LUN image in resources.csv"
 contains "$WORK/run/report.html" "<title>network per host over time</title>"
+# the machine's CPU (% of all its CPUs) and the controllers' (% of one) on
+# separate axes
+contains "$WORK/run/report.html" "<title>CPU of this machine over time, % of all its CPUs</title>"
+contains "$WORK/run/report.html" "<title>CPU of the processes of each lab host over time, % of one CPU</title>"
 
 # verify through the lab: ctrl-a is dead, ctrl-b answers.
 expect_code 0 "$FAULTLINE" verify "$WORK/run" --quiet
