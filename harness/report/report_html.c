@@ -384,21 +384,24 @@ static bool fault_has_events(const struct report *r, unsigned i)
     return false;
 }
 
-/* What the fault did: its name and action, what it touched, its error. */
-static void fault_cells(FILE *f, const struct fault *x)
+/* What the fault did: its name and action, what it touched, and when it
+ * did not happen as written, why (planned, as report.txt says it). */
+static void fault_cells(FILE *f, const struct fault *x, const struct fault_miss *miss)
 {
     fprintf(f, "<td>");
     report_escape(f, x->spec.name);
     fprintf(f, "<br><span class=\"small\">%s</span></td><td class=\"wrap\">", x->ops->action);
+    if (!x->applied)
+        fprintf(f, "planned: ");
     report_escape(f, x->detail[0] ? x->detail : x->spec.host);
-    if (x->error[0]) {
-        fprintf(f, "<br><b>");
-        report_escape(f, x->error);
+    if (miss) {
+        fprintf(f, "<br><b>NOT AS WRITTEN: ");
+        report_escape(f, miss->why);
         fprintf(f, "</b>");
     }
     fprintf(f, "</td>");
     /* when: inject to clear; an instant fault (kill, corrupt) has no clear */
-    if (!x->injected_ns)
+    if (!x->applied)
         fprintf(f, "<td class=\"n\">&ndash;</td>");
     else if (x->cleared_ns > x->injected_ns)
         fprintf(f, "<td class=\"n\">%.3f &ndash; %.3f s</td>", (double)x->injected_ns / 1e9,
@@ -413,7 +416,7 @@ static void recovery_cells(FILE *f, const struct recovery *rc)
     bool in = rc && rc->injected;
     td_time(f, in && rc->impact, in ? rc->impact_s : 0);
     td_time(f, in, in ? rc->stall_s : 0);
-    td_time(f, in && rc->recovered, in ? rc->recovery_s : 0);
+    td_time(f, in && rc->recovered, in ? rc->recovery_s : 0); /* none after a failed clear */
     fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", in ? rc->errors : 0);
     /* the max of the percentiles' I/Os is the slowest I/O (the same
      * buckets); without percentiles the slowest alone */
@@ -470,8 +473,9 @@ static void faults_table(FILE *f, const struct report *r)
             events ? "<th>path events</th>" : "");
     for (unsigned i = 0; i < r->nfaults; i++) {
         const struct recovery *rc = r->recovery ? &r->recovery[i] : NULL;
-        fprintf(f, "<tr%s>", r->faults[i].error[0] ? " class=\"bad\"" : "");
-        fault_cells(f, &r->faults[i]);
+        const struct fault_miss *miss = report_missed(r, i);
+        fprintf(f, "<tr%s>", miss ? " class=\"bad\"" : "");
+        fault_cells(f, &r->faults[i], miss);
         recovery_cells(f, rc);
         if (events)
             events_cell(f, r, rc);
@@ -696,10 +700,17 @@ int report_write_html(const struct report *r, char *err, size_t errlen)
         report_escape(f, r->sc->description);
         fprintf(f, "</p>\n");
     }
-    if (r->error) {
+    /* why it is not a pass without failing: the run's error, the
+     * interruption, the faults that did not happen as written */
+    char why[4096];
+    report_why_not_pass(r, why, sizeof why);
+    if (why[0]) {
         fprintf(f, "<p class=\"badn\">");
-        report_escape(f, r->error);
+        report_escape(f, why);
         fprintf(f, "</p>\n");
+    } else if (r->interrupted) {
+        fprintf(f, "<p class=\"badn\">Interrupted by %s.</p>\n",
+                report_signal_name(r->interrupt_signal));
     }
     if (verify) { /* what it found first: that is what it was run for */
         verify_note(f, r);

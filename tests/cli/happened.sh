@@ -20,6 +20,9 @@ contains "$WORK/nosuch/report.txt" "NOT INJECTED; planned: fl-no-such-process of
 grep -q '<error message="not as written: inject failed: no such process on local" type="fault"/>' \
     "$WORK/nosuch/junit.xml" || { cat "$WORK/nosuch/junit.xml" >&2; fail "junit.xml does not mark the fault as an error"; }
 grep -q 'name="verdict" value="error"' "$WORK/nosuch/junit.xml" || fail "junit.xml's verdict is not error"
+H=$WORK/nosuch/report.html
+grep -q '<span class="verdict v-error">ERROR</span>' "$H" || fail "report.html does not say ERROR"
+contains "$H" "NOT AS WRITTEN: inject failed: no such process on local"
 
 # 2. A fault whose time is after the end of the workload, or a flap whose
 #    last step is: refused by check (at the line of `at`) and by run.

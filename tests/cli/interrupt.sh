@@ -37,6 +37,8 @@ contains "$WORK/run/report.txt" "interrupted by SIGINT"
 contains "$WORK/run.out" "run: INTERRUPTED (SIGINT ended it early"
 grep -q '<error message="interrupted by SIGINT' "$WORK/run/junit.xml" || fail "junit.xml does not mark the interrupted run as an error"
 grep -q 'name="verdict" value="interrupted"' "$WORK/run/junit.xml" || fail "junit.xml's verdict is not interrupted"
+grep -q '<span class="verdict v-interrupted">INTERRUPTED</span>' "$WORK/run/report.html" ||
+    fail "report.html does not say INTERRUPTED"
 interrupt term TERM 143
 json "$WORK/term/report.json" .verdict '"interrupted"'
 # what ran found something (a rule failed on a measured value): that is a fail
