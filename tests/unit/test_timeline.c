@@ -3,7 +3,7 @@
  * time order (a clear before an inject at the same moment), and a fault is
  * never left behind: its undo record is on disk before it is applied, a
  * clean finish marks it done, and after a killed run `faultline cleanup`
- * undoes it, once.  The faults here are `command` faults on this host, so
+ * undoes it, once; a live run's it leaves alone unless --force.  The faults here are `command` faults on this host, so
  * the test needs no lab; the undo registry lives in /run/faultline/runs,
  * so that part needs root.
  */
@@ -202,13 +202,21 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     (void)state;
     struct timeline tl;
     struct event_log ev;
+    /* Here only to skip without root: the run is the child, which opens
+     * (registers, locks) the undo log itself, as a run does. */
     marking_fault(&tl, &ev);
+    undo_close(&tl.undo, 1);
+    tl.undo_open = false;
+    timeline_free(&tl);
+    events_close(&ev);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         /* The run: the fault applied, then killed before any clear. */
         char err[512];
-        if (timeline_start(&tl, mono_ns(), err, sizeof err) != 0)
+        if (events_open(&ev, dir, 1, 0, err, sizeof err) != 0 ||
+            timeline_prepare(&tl, &sc, NULL, dir, &ev, NULL, 0, 0x1234, err, sizeof err) != 0 ||
+            timeline_start(&tl, mono_ns(), err, sizeof err) != 0)
             _exit(3);
         appears(mark);
         raise(SIGKILL);
@@ -221,6 +229,9 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     assert_int_equal(undo_lines('U'), 1);
     assert_int_equal(undo_lines('D'), 0);
     assert_int_equal(registrations(), 1);
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_false(w.live); /* its registration names a dead process, its lock is gone */
     char *argv[] = {"faultline", "cleanup", dir, NULL};
     assert_int_equal(cmd_cleanup(3, argv), 0);
     assert_false(exists(mark));
@@ -229,9 +240,44 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     /* Twice is harmless: nothing is applied again. */
     assert_int_equal(cmd_cleanup(3, argv), 0);
     assert_int_equal(undo_lines('D'), 1);
-    /* This process's copy of the timeline never started: only free it. */
-    undo_close(&tl.undo, 0);
-    tl.undo_open = false;
+    remove_dir();
+}
+
+/* A live run (this process) is left alone by a cleanup of its directory,
+ * and undone only with --force; it keeps its registration either way. */
+static void cleanup_leaves_a_live_run_alone(void **state)
+{
+    (void)state;
+    struct timeline tl;
+    struct event_log ev;
+    marking_fault(&tl, &ev);
+    char err[512];
+    assert_int_equal(timeline_start(&tl, mono_ns(), err, sizeof err), 0);
+    assert_true(appears(mark));
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_true(w.live);
+    assert_int_equal(w.pid, getpid());
+    assert_string_equal(w.found_by, "registration");
+    char *argv[] = {"faultline", "cleanup", dir, NULL};
+    assert_int_equal(cmd_cleanup(3, argv), 0);
+    assert_true(exists(mark));
+    assert_int_equal(undo_lines('D'), 0);
+    assert_int_equal(registrations(), 1);
+    char *force[] = {"faultline", "cleanup", "--force", dir, NULL};
+    assert_int_equal(cmd_cleanup(4, force), 0);
+    assert_false(exists(mark));
+    assert_int_equal(undo_lines('D'), 1);
+    assert_int_equal(registrations(), 1); /* the run's own, until its end */
+    /* The fault back, so that the run's own clear (rm) finds it. */
+    FILE *f = fopen(mark, "w");
+    assert_non_null(f);
+    fclose(f);
+    timeline_finish(&tl);
+    assert_false(exists(mark));
+    assert_int_equal(registrations(), 0);
+    undo_writer(dir, &w);
+    assert_false(w.live); /* its log closed: no registration, no lock */
     timeline_free(&tl);
     events_close(&ev);
     remove_dir();
@@ -243,6 +289,7 @@ int main(void)
         cmocka_unit_test(steps_follow_each_familys_schedule),
         cmocka_unit_test(a_clean_finish_undoes_and_marks_done),
         cmocka_unit_test(cleanup_undoes_a_killed_run_once),
+        cmocka_unit_test(cleanup_leaves_a_live_run_alone),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
