@@ -32,7 +32,7 @@ static const char usage_compare[] =
     "than it allows), and the last line names the rows that decided.  \"worse\" on any\n"
     "other row is information.  A warning (on stderr, and in --json) says when the\n"
     "two scenarios differ, a side is a verify, a summary of repeats stands next to\n"
-    "a single run, a side was interrupted, or a verdict is not pass, fail or error.\n"
+    "a single run, a side was interrupted, or a verdict is missing or unknown.\n"
     "\n"
     "  --worse METRIC:RATIO  fail when METRIC got worse than RATIO (>= 1) allows:\n"
     "              B > A * RATIO where lower is better (A = 0: any B > 0), B < A / RATIO\n"
@@ -42,9 +42,9 @@ static const char usage_compare[] =
     "  --json      the comparison as one JSON object on stdout\n"
     "\n"
     "Exit status: 1 when an expectation of B failed (each is listed), B could not\n"
-    "run, or a --worse limit was passed; 2 when a directory has no readable\n"
-    "report.json, or on a mistake in the arguments (an unknown METRIC lists the\n"
-    "known ones); 0 otherwise.\n";
+    "run or was interrupted, or a --worse limit was passed; 2 when a directory has\n"
+    "no readable report.json, or on a mistake in the arguments (an unknown METRIC\n"
+    "lists the known ones); 0 otherwise.\n";
 
 static int bad_usage(const char *msg, const char *arg)
 {
@@ -267,7 +267,10 @@ static int compare(const char *dir_a, const char *dir_b, const struct cmp_limit 
      * "warnings" too. */
     for (size_t i = 0; i < r.nwarnings; i++)
         fprintf(stderr, "faultline compare: warning: %s\n", r.warnings[i].text);
-    r.exit = r.nfailed || r.nbreaches || b.error || strcmp(b.verdict, "error") == 0 ? 1 : 0;
+    r.exit = r.nfailed || r.nbreaches || b.error || strcmp(b.verdict, "error") == 0 ||
+                     cmp_side_cut_short(&b)
+                 ? 1
+                 : 0;
     if (json)
         cmp_print_json(stdout, &r);
     else

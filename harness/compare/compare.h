@@ -3,8 +3,8 @@
  * repeats, or one of each) read back from their report.json and set side
  * by side, metric by metric: A's value, B's, the change, and whether B got
  * worse.  Its exit status makes it a gate for a change: 1 when an
- * expectation of B failed or a metric named with --worse METRIC:RATIO got
- * worse by more than RATIO.  Only the rows a --worse limit names count for
+ * expectation of B failed, B could not run or was interrupted, or a metric
+ * named with --worse METRIC:RATIO got worse by more than RATIO.  Only the rows a --worse limit names count for
  * it: each row says which limit checks it, and "worse" on any other row is
  * information.  Two reports that should not be set side by side unwarned
  * (other scenarios, a verify, a summary next to a run, an interrupted run,
@@ -139,8 +139,13 @@ struct cmp_warning {
 size_t cmp_warnings(const struct cmp_side *a, const struct cmp_side *b,
                     struct cmp_warning out[CMP_MAX_WARNINGS]);
 
-/* Whether compare knows this verdict: pass, fail, error. */
+/* Whether compare knows this verdict: pass, fail, error, interrupted. */
 bool cmp_verdict_known(const char *verdict);
+
+/* Whether the side was interrupted ("interrupted": true, or that verdict):
+ * its workload was cut short, so B fails the comparison as one that could
+ * not run does. */
+bool cmp_side_cut_short(const struct cmp_side *s);
 
 /* ---- compare.c / compare_print.c: the result ---- */
 

@@ -213,10 +213,10 @@ static void print_exit(FILE *f, const struct cmp_result *r)
         print_row_names(f, r, false);
         fprintf(f, ")\n");
     } else {
-        fprintf(f, "%zu expectation(s) of B failed, %zu value(s) worse than allowed%s",
-                r->nfailed, r->nbreaches, r->b->error || strcmp(r->b->verdict, "error") == 0
-                                              ? ", B could not run"
-                                              : "");
+        fprintf(f, "%zu expectation(s) of B failed, %zu value(s) worse than allowed%s%s",
+                r->nfailed, r->nbreaches,
+                r->b->error || strcmp(r->b->verdict, "error") == 0 ? ", B could not run" : "",
+                cmp_side_cut_short(r->b) ? ", B was interrupted" : "");
         if (r->nbreaches) {
             fprintf(f, ": ");
             print_row_names(f, r, true);

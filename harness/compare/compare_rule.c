@@ -173,9 +173,14 @@ int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t er
 
 /* ---- warnings ---- */
 
+bool cmp_side_cut_short(const struct cmp_side *s)
+{
+    return s->interrupted || strcmp(s->verdict, "interrupted") == 0;
+}
+
 bool cmp_verdict_known(const char *verdict)
 {
-    static const char *const known[] = {"pass", "fail", "error"};
+    static const char *const known[] = {"pass", "fail", "error", "interrupted"};
     for (size_t i = 0; verdict && i < sizeof known / sizeof known[0]; i++)
         if (strcmp(verdict, known[i]) == 0)
             return true;
@@ -208,7 +213,7 @@ static void side_warnings(const char *label, const struct cmp_side *s, struct cm
                     "%s is a verify (the target read back after its run), not a run: its iops "
                     "is the read-back's, and it has no faults, stalls or hung I/O of a run",
                     label);
-    if (s->interrupted)
+    if (cmp_side_cut_short(s))
         add_warning(out, n, "interrupted",
                     "%s was interrupted (SIGINT or SIGTERM): its workload ended early, and its "
                     "metrics cover only what ran",
@@ -217,8 +222,9 @@ static void side_warnings(const char *label, const struct cmp_side *s, struct cm
         add_warning(out, n, "unknown-verdict", "%s's report.json has no verdict", label);
     else if (!cmp_verdict_known(s->verdict))
         add_warning(out, n, "unknown-verdict",
-                    "%s's verdict '%s' is not one compare knows (pass, fail, error): its rows are "
-                    "compared as they are, and the verdict itself decides nothing",
+                    "%s's verdict '%s' is not one compare knows (pass, fail, error, "
+                    "interrupted): its rows are compared as they are, and the verdict itself "
+                    "decides nothing",
                     label, s->verdict);
 }
 

@@ -136,16 +136,24 @@ expect_code 0 "$FAULTLINE" compare "$A" "$WORK/verified"
 contains "$WORK/err" "faultline compare: warning: B is a verify (the target read back after its run), not a run"
 expect_code 0 "$FAULTLINE" compare "$A" "$WORK/verified" --json
 json "$WORK/out" '[.warnings[] | .kind]' '["verify"]'
-mkdir "$WORK/interrupted" "$WORK/noverdict"
+# an interrupted B was cut short: it fails the comparison as one that
+# could not run does; an interrupted A is only said
+mkdir "$WORK/interrupted" "$WORK/noverdict" "$WORK/weird"
 jq '.verdict = "interrupted" | .interrupted = true' "$A/report.json" > "$WORK/interrupted/report.json"
-expect_code 0 "$FAULTLINE" compare "$A" "$WORK/interrupted" --json
-json "$WORK/out" '[.warnings[] | .kind]' '["interrupted","unknown-verdict"]'
-json "$WORK/out" .b.verdict '"interrupted"'
+expect_code 1 "$FAULTLINE" compare "$A" "$WORK/interrupted" --json
+json "$WORK/out" '[.warnings[] | .kind]' '["interrupted"]'
+json "$WORK/out" '[.b.verdict, .exit]' '["interrupted",1]'
 contains "$WORK/err" "B was interrupted (SIGINT or SIGTERM): its workload ended early"
-contains "$WORK/err" "B's verdict 'interrupted' is not one compare knows (pass, fail, error)"
+expect_code 1 "$FAULTLINE" compare "$A" "$WORK/interrupted"
+contains "$WORK/out" "exit 1: 0 expectation(s) of B failed, 0 value(s) worse than allowed, B was interrupted"
 expect_code 0 "$FAULTLINE" compare "$WORK/interrupted" "$A"
 contains "$WORK/out" "(run, interrupted, scenario a)"
-contains "$WORK/err" "A's verdict 'interrupted' is not one compare knows"
+contains "$WORK/err" "A was interrupted"
+# a verdict compare does not know, or none: said, compared as it is
+jq '.verdict = "weird"' "$A/report.json" > "$WORK/weird/report.json"
+expect_code 0 "$FAULTLINE" compare "$A" "$WORK/weird" --json
+json "$WORK/out" '[.warnings[] | .kind]' '["unknown-verdict"]'
+contains "$WORK/err" "B's verdict 'weird' is not one compare knows (pass, fail, error, interrupted)"
 jq 'del(.verdict)' "$A/report.json" > "$WORK/noverdict/report.json"
 expect_code 0 "$FAULTLINE" compare "$A" "$WORK/noverdict"
 contains "$WORK/err" "B's report.json has no verdict"
