@@ -680,9 +680,9 @@ int agent_cleanup(const char *dir, const char *tag, int out)
         snprintf(err, sizeof err, "the agent of run %s is still running here (%s): it puts "
                  "this host back by itself when its controller clears, its connection closes "
                  "or a lease ends; nothing was undone under it", tag, pid);
-    }
-    else
+    } else {
         rc = undo_replay(run, &undone, err, sizeof err);
+    }
     /* What the agent had restored by itself: "NAME BY TIME" lines. */
     char path[PATH_MAX + 16], restored[4096] = "";
     snprintf(path, sizeof path, "%s/restored.log", run);

@@ -7,10 +7,13 @@
 . "$(dirname "$0")/../lib.sh"
 need_root "the undo registry under /run/faultline"
 
-# The runs' fault lasts 20 s of a 60 s workload: the test ends each run
-# itself (SIGTERM, SIGKILL) as soon as it has seen what it checks.
-SCN=$(DURATION=60s scenario live "[fault down]" "action = command" \
-    "command = touch $WORK/down" "undo = rm -f $WORK/down" "at = 0.5s" "duration = 20s")
+# The runs' fault lasts 500 s of a 600 s workload: far longer than any
+# check takes, however slow the machine (a cleanup without arguments also
+# replays other registered runs' undo commands, each up to 30 s), so that
+# only a cleanup can end it early; the test ends each run itself (SIGTERM,
+# SIGKILL) as soon as it has seen what it checks.
+SCN=$(DURATION=600s scenario live "[fault down]" "action = command" \
+    "command = touch $WORK/down" "undo = rm -f $WORK/down" "at = 0.5s" "duration = 500s")
 RUNS=""
 stop_runs() {
     for p in $RUNS; do
@@ -51,7 +54,7 @@ start_run live
 RUN=$(cd "$WORK/live" && pwd -P) # as the registry names it
 cleanup_all
 contains "$WORK/out" "$RUN: left alone: the run is still going (pid $pid)"
-[ -e "$WORK/down" ] || fail "cleanup without arguments undid the fault of a live run"
+[ -e "$WORK/down" ] || { cat "$WORK/out" "$WORK/err" >&2; fail "cleanup without arguments undid the fault of a live run"; }
 expect_code 0 "$FAULTLINE" cleanup "$WORK/live"
 contains "$WORK/out" "$WORK/live: left alone: the run is still going (pid $pid)"
 contains "$WORK/out" "faultline cleanup --force $WORK/live"
