@@ -338,12 +338,43 @@ int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, cha
 }
 
 /* A registry entry: the run directory, and the PID and start time of its
- * run (0 0 in an entry of a build before they were written). */
+ * run (start 0 when they are not known: see old_entry_start). */
 struct reg_entry {
     const char *path, *dir;
     pid_t pid;
     uint64_t start;
 };
+
+/* The wall-clock time (s) a process started at `start` (clock ticks since
+ * boot, lib/proc.h) began. */
+static double started_at(uint64_t start)
+{
+    struct timespec now, boot;
+    clock_gettime(CLOCK_REALTIME, &now);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    long hz = sysconf(_SC_CLK_TCK);
+    double since_boot = (double)start / (double)(hz > 0 ? hz : 100);
+    return (double)now.tv_sec + now.tv_nsec / 1e9 - (boot.tv_sec + boot.tv_nsec / 1e9) +
+           since_boot;
+}
+
+/* An entry of a build before "PID START" was written: its name begins with
+ * the PID of the run that wrote it.  The process that has that PID now is
+ * that run if it began before the entry was written, since two live
+ * processes never share a PID.  The clocks agree to a tick; a second more
+ * is allowed, on the safe side: a process that began just after is taken
+ * for the run, which leaves a dead run alone (--force undoes it), never a
+ * live one undone.  Its start time, or 0 when it is not the run. */
+static uint64_t old_entry_start(const char *name, const char *path, pid_t *pid)
+{
+    struct stat st;
+    *pid = (pid_t)strtol(name, NULL, 10);
+    uint64_t start = *pid > 0 ? proc_starttime(*pid) : 0;
+    if (!start || stat(path, &st) != 0)
+        return 0;
+    double written = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+    return started_at(start) <= written + 1.0 ? start : 0;
+}
 
 static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *ctx)
 {
@@ -366,9 +397,13 @@ static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *c
         line[strcspn(line, "\n")] = '\0';
         int pid = 0;
         unsigned long long start = 0;
-        if (sscanf(who, "%d %llu", &pid, &start) != 2)
-            pid = 0, start = 0;
-        struct reg_entry r = {.path = p, .dir = line, .pid = pid, .start = start};
+        struct reg_entry r = {.path = p, .dir = line};
+        if (sscanf(who, "%d %llu", &pid, &start) == 2) {
+            r.pid = pid;
+            r.start = start;
+        } else {
+            r.start = old_entry_start(e->d_name, p, &r.pid);
+        }
         fn(&r, ctx);
     }
     if (d)

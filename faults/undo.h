@@ -26,7 +26,10 @@
  * clear, at their time.  So the process that opens an undo log is known two
  * ways (undo_writer reads both):
  *   - its registration names its PID and start time (lib/proc.h), so that a
- *     PID the kernel has given to another process since is not taken for it;
+ *     PID the kernel has given to another process since is not taken for it
+ *     (an older build's registration, without them, names the PID in its
+ *     file name: the process with it is the run if it began before the
+ *     registration was written);
  *   - it holds a shared flock on DIR/undo.log for as long as the log is open.
  *     The kernel drops the lock when the process dies, however it dies, so
  *     the lock tells a live writer also where there is no registration: an

@@ -283,6 +283,53 @@ static void cleanup_leaves_a_live_run_alone(void **state)
     remove_dir();
 }
 
+/* Writes a registry entry as a build before "PID START" did: only the
+ * run directory, the PID in the entry's name.  Its path into entry. */
+static bool old_entry(pid_t pid, char *entry, size_t n)
+{
+    snprintf(entry, n, "%s/%d-oldbuild", UNDO_REGISTRY, (int)pid);
+    FILE *f = fopen(entry, "w");
+    if (!f)
+        return false;
+    char abs[4096];
+    assert_non_null(realpath(dir, abs));
+    fprintf(f, "%s\n", abs);
+    fclose(f);
+    return true;
+}
+
+/* A registration written by an older build names no start time: the
+ * process with its PID is the run if it began before the entry was
+ * written; a PID whose process is gone is no live run. */
+static void an_older_builds_registration_still_tells(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/fl-timeline-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char entry[256];
+    if (!old_entry(getpid(), entry, sizeof entry)) {
+        remove_dir();
+        print_message("SKIP: the undo registry %s needs root\n", UNDO_REGISTRY);
+        skip();
+    }
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_true(w.live);
+    assert_int_equal(w.pid, getpid());
+    assert_string_equal(w.found_by, "registration");
+    unlink(entry);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(0);
+    assert_int_equal(waitpid(child, NULL, 0), child);
+    assert_true(old_entry(child, entry, sizeof entry));
+    undo_writer(dir, &w);
+    assert_false(w.live);
+    unlink(entry);
+    remove_dir();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +337,7 @@ int main(void)
         cmocka_unit_test(a_clean_finish_undoes_and_marks_done),
         cmocka_unit_test(cleanup_undoes_a_killed_run_once),
         cmocka_unit_test(cleanup_leaves_a_live_run_alone),
+        cmocka_unit_test(an_older_builds_registration_still_tells),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
