@@ -646,12 +646,43 @@ int agent_serve(const char *dir, const char *tag, int in, int out)
     return all_done ? 0 : 1;
 }
 
+/* An agent still serving run `tag` holds the lock on its undo log (undo.h)
+ * until it has put its host back: that host is its own, to clear at its
+ * controller's word, at the controller's close or at a lease's end, and a
+ * replay under it would undo faults it still reports as in effect.  One
+ * whose controller has just gone is putting the host back right now (the
+ * same few netlink and nft calls a clear makes): it gets LIVE_WAIT_MS to
+ * finish before the cleanup says it is live. */
+#define LIVE_WAIT_MS 1000
+static bool agent_live(const char *run, struct undo_writer *w)
+{
+    for (unsigned waited = 0;; waited += 20) {
+        undo_writer(run, w);
+        if (!w->live || waited >= LIVE_WAIT_MS)
+            return w->live;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int agent_cleanup(const char *dir, const char *tag, int out)
 {
     char run[PATH_MAX], err[1024] = "";
     agent_run_dir(dir, tag, run, sizeof run);
     unsigned undone = 0;
-    int rc = undo_replay(run, &undone, err, sizeof err);
+    struct undo_writer w;
+    bool live = agent_live(run, &w);
+    int rc = -1;
+    if (live) {
+        char pid[32] = "pid not known";
+        if (w.pid)
+            snprintf(pid, sizeof pid, "pid %d", (int)w.pid);
+        snprintf(err, sizeof err, "the agent of run %s is still running here (%s): it puts "
+                 "this host back by itself when its controller clears, its connection closes "
+                 "or a lease ends; nothing was undone under it", tag, pid);
+    } else {
+        rc = undo_replay(run, &undone, err, sizeof err);
+    }
     /* What the agent had restored by itself: "NAME BY TIME" lines. */
     char path[PATH_MAX + 16], restored[4096] = "";
     snprintf(path, sizeof path, "%s/restored.log", run);
@@ -673,6 +704,10 @@ int agent_cleanup(const char *dir, const char *tag, int out)
     jl_begin(&o);
     jl_put_str(&o, "re", "cleanup");
     jl_put_bool(&o, "ok", rc == 0);
+    if (live) {
+        jl_put_bool(&o, "live", true);
+        jl_put_u64(&o, "pid", (uint64_t)w.pid);
+    }
     jl_put_u64(&o, "undone", undone);
     jl_put_str(&o, "restored", restored);
     if (rc != 0)

@@ -53,7 +53,10 @@ void agent_run_dir(const char *dir, const char *tag, char *out, size_t n);
 int agent_serve(const char *dir, const char *tag, int in, int out);
 
 /* Replays what run `tag` left open under dir and prints one JSON line
- * {"re":"cleanup","undone":N,"restored":"...","error":...} to out.  Exit status. */
+ * {"re":"cleanup","ok":B,"undone":N,"restored":"...","error":...} to out.
+ * An agent still serving that run (it holds its undo log's lock) is not
+ * disturbed: nothing is replayed, and the line says "ok":false,"live":true,
+ * "pid":P with the reason.  Exit status. */
 int agent_cleanup(const char *dir, const char *tag, int out);
 
 #endif

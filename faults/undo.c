@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,11 +44,19 @@ static int open_log(struct undo_log *u, const char *dir, bool listed, char *err,
     u->next = 1;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/undo.log", dir);
-    u->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* Read and write: NFS gives a shared flock only to a descriptor open
+     * for reading (it is a POSIX read lock there). */
+    u->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (u->fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
+    /* Held until undo_close: `faultline cleanup` leaves the log of a live
+     * writer alone (undo_writer).  Shared, so that it never waits for
+     * another holder; a cleanup's exclusive test holds it for microseconds. */
+    if (flock(u->fd, LOCK_SH) != 0)
+        fprintf(stderr, "faultline: cannot lock %s (%s): `faultline cleanup` knows this run "
+                "is live only by its registration\n", path, strerror(errno));
     if (!listed)
         return 0;
     /* The registry names the run directory by its absolute path. */
@@ -59,8 +69,11 @@ static int open_log(struct undo_log *u, const char *dir, bool listed, char *err,
         return -1;
     snprintf(u->registry, sizeof u->registry, "%s/%d-%lx", UNDO_REGISTRY, (int)getpid(),
              (unsigned long)(uintptr_t)u ^ (unsigned long)time(NULL));
+    /* The run directory, then who runs it: "PID START" (undo_writer). */
+    pid_t self = getpid();
     FILE *f = fopen(u->registry, "w");
-    if (!f || fprintf(f, "%s\n", abs) < 0 || fclose(f) != 0) {
+    if (!f || fprintf(f, "%s\n%d %llu\n", abs, (int)self,
+                      (unsigned long long)proc_starttime(self)) < 0 || fclose(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", u->registry, strerror(errno));
         return -1;
     }
@@ -324,28 +337,95 @@ int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, cha
     return rc;
 }
 
-void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
-                                void *ctx)
+/* A registry entry: the run directory, and the PID and start time of its
+ * run (start 0 when they are not known: see old_entry_start). */
+struct reg_entry {
+    const char *path, *dir;
+    pid_t pid;
+    uint64_t start;
+};
+
+/* The wall-clock time (s) a process started at `start` (clock ticks since
+ * boot, lib/proc.h) began. */
+static double started_at(uint64_t start)
+{
+    struct timespec now, boot;
+    clock_gettime(CLOCK_REALTIME, &now);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    long hz = sysconf(_SC_CLK_TCK);
+    double since_boot = (double)start / (double)(hz > 0 ? hz : 100);
+    return (double)now.tv_sec + now.tv_nsec / 1e9 - (boot.tv_sec + boot.tv_nsec / 1e9) +
+           since_boot;
+}
+
+/* An entry of a build before "PID START" was written: its name begins with
+ * the PID of the run that wrote it.  The process that has that PID now is
+ * that run if it began before the entry was written, since two live
+ * processes never share a PID.  The clocks agree to a tick; a second more
+ * is allowed, on the safe side: a process that began just after is taken
+ * for the run, which leaves a dead run alone (--force undoes it), never a
+ * live one undone.  Its start time, or 0 when it is not the run. */
+static uint64_t old_entry_start(const char *name, const char *path, pid_t *pid)
+{
+    struct stat st;
+    *pid = (pid_t)strtol(name, NULL, 10);
+    uint64_t start = *pid > 0 ? proc_starttime(*pid) : 0;
+    if (!start || stat(path, &st) != 0)
+        return 0;
+    double written = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+    return started_at(start) <= written + 1.0 ? start : 0;
+}
+
+static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *ctx)
 {
     DIR *d = opendir(UNDO_REGISTRY);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char p[PATH_MAX + 300], line[PATH_MAX];
+        char p[PATH_MAX + 300], line[PATH_MAX], who[64] = "";
         snprintf(p, sizeof p, "%s/%s", UNDO_REGISTRY, e->d_name);
         FILE *f = fopen(p, "r");
         if (!f)
             continue;
         bool ok = fgets(line, sizeof line, f) != NULL;
+        if (ok && !fgets(who, sizeof who, f))
+            who[0] = '\0';
         fclose(f);
         if (!ok)
             continue;
         line[strcspn(line, "\n")] = '\0';
-        fn(p, line, ctx);
+        int pid = 0;
+        unsigned long long start = 0;
+        struct reg_entry r = {.path = p, .dir = line};
+        if (sscanf(who, "%d %llu", &pid, &start) == 2) {
+            r.pid = pid;
+            r.start = start;
+        } else {
+            r.start = old_entry_start(e->d_name, p, &r.pid);
+        }
+        fn(&r, ctx);
     }
     if (d)
         closedir(d);
+}
+
+struct each_ctx {
+    void (*fn)(const char *entry, const char *dir, void *ctx);
+    void *ctx;
+};
+
+static void each_dir(const struct reg_entry *r, void *ctx)
+{
+    struct each_ctx *c = ctx;
+    c->fn(r->path, r->dir, c->ctx);
+}
+
+void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
+                                void *ctx)
+{
+    struct each_ctx c = {fn, ctx};
+    each_entry(each_dir, &c);
 }
 
 static void drop_if_same(const char *entry, const char *dir, void *ctx)
@@ -359,4 +439,88 @@ void undo_unregister(const char *dir)
     char abs[PATH_MAX];
     if (realpath(dir, abs))
         undo_each_registered(drop_if_same, abs);
+}
+
+/* --- who writes a log --- */
+
+struct live_ctx {
+    const char *dir;
+    struct undo_writer *w;
+};
+
+/* A registration of the directory whose process is still the one that
+ * registered it. */
+static void live_if_registered(const struct reg_entry *r, void *ctx)
+{
+    struct live_ctx *c = ctx;
+    if (c->w->live || strcmp(r->dir, c->dir) != 0 || r->pid <= 0)
+        return;
+    enum proc_state st = proc_state(r->pid, r->start);
+    if (st != PROC_RUNNING && st != PROC_STOPPED)
+        return;
+    *c->w = (struct undo_writer){
+        .live = true, .pid = r->pid, .state = st, .found_by = "registration"};
+}
+
+/* The process that holds a flock on fd's file, from /proc/locks
+ * ("N: FLOCK  ADVISORY  READ  PID MAJ:MIN:INODE 0 EOF"); 0 when none is
+ * named there (a process of another PID namespace, a filesystem whose
+ * device /proc/locks names otherwise). */
+static pid_t lock_holder(int fd)
+{
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "r") : NULL;
+    if (!f)
+        return 0;
+    char line[256];
+    pid_t found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "FLOCK");
+        if (!p || strstr(line, "->")) /* "->": one waiting for the lock */
+            continue;
+        int pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        if (sscanf(p, "FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &min, &ino) == 4 &&
+            maj == major(st.st_dev) && min == minor(st.st_dev) && ino == st.st_ino && pid > 0)
+            found = pid;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Another process holds a lock on DIR/undo.log: the test takes the
+ * exclusive lock without waiting, and gives it back at once. */
+static void live_if_locked(const char *dir, struct undo_writer *w)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/undo.log", dir);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        fd = open(path, O_RDONLY | O_CLOEXEC); /* one we may only read */
+    if (fd < 0)
+        return; /* no log: nothing is written, nothing to undo */
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        flock(fd, LOCK_UN);
+    } else if (errno == EWOULDBLOCK) {
+        pid_t pid = lock_holder(fd);
+        enum proc_state st = pid ? proc_state(pid, proc_starttime(pid)) : PROC_RUNNING;
+        *w = (struct undo_writer){.live = true,
+                                  .pid = pid,
+                                  .state = st == PROC_STOPPED ? PROC_STOPPED : PROC_RUNNING,
+                                  .found_by = "lock"};
+    }
+    close(fd);
+}
+
+void undo_writer(const char *dir, struct undo_writer *w)
+{
+    *w = (struct undo_writer){.live = false, .state = PROC_GONE};
+    char abs[PATH_MAX];
+    if (realpath(dir, abs)) {
+        struct live_ctx c = {abs, w};
+        each_entry(live_if_registered, &c);
+    }
+    if (!w->live)
+        live_if_locked(dir, w);
 }

@@ -21,12 +21,32 @@
  * Every primitive succeeds when there is nothing (left) to undo, so replaying
  * twice is harmless.  Active run directories are also listed under
  * /run/faultline/runs, so `faultline cleanup` finds them from anywhere.
+ *
+ * A live run is not to be undone from under it: its faults are its own to
+ * clear, at their time.  So the process that opens an undo log is known two
+ * ways (undo_writer reads both):
+ *   - its registration names its PID and start time (lib/proc.h), so that a
+ *     PID the kernel has given to another process since is not taken for it
+ *     (an older build's registration, without them, names the PID in its
+ *     file name: the process with it is the run if it began before the
+ *     registration was written);
+ *   - it holds a shared flock on DIR/undo.log for as long as the log is open.
+ *     The kernel drops the lock when the process dies, however it dies, so
+ *     the lock tells a live writer also where there is no registration: an
+ *     agent's log (unlisted), a registry lost with /run, a run directory
+ *     given by hand.  And it ends exactly when the log is closed, not when
+ *     the process ends.
  */
 #ifndef FL_UNDO_H
 #define FL_UNDO_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../lib/proc.h"
 
 #define UNDO_REGISTRY "/run/faultline/runs"
 
@@ -37,7 +57,10 @@ struct undo_log {
     char registry[320]; /* our entry under UNDO_REGISTRY */
 };
 
-/* Creates DIR/undo.log and registers the run.  0, or -1 with err. */
+/* Creates DIR/undo.log, locks it (shared flock, held until undo_close) and
+ * registers the run with our PID and start time.  0, or -1 with err.  A
+ * log that cannot be locked (a filesystem without flock) is no error: it
+ * says so on stderr, and the registration alone tells the run is live. */
 int undo_open(struct undo_log *u, const char *dir, char *err, size_t errlen);
 
 /* The same without the registry: an agent's log, which only the agent
@@ -80,5 +103,20 @@ void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *c
 
 /* Removes the registry entries that name dir. */
 void undo_unregister(const char *dir);
+
+/* Who still writes a run directory's undo log. */
+struct undo_writer {
+    bool live;            /* a process that has the log open is alive */
+    pid_t pid;            /* that process; 0 when the lock's holder is not known */
+    enum proc_state state; /* PROC_RUNNING or PROC_STOPPED when live */
+    const char *found_by; /* "registration" or "lock" */
+};
+
+/* Whether the process that writes DIR/undo.log is still alive: a
+ * registration of DIR whose PID still is the process started at its start
+ * time (a zombie is dead: it undoes nothing any more), or else a lock on
+ * the log that another process holds.  A log that does not exist has no
+ * writer. */
+void undo_writer(const char *dir, struct undo_writer *w);
 
 #endif

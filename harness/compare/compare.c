@@ -27,6 +27,13 @@ static const char usage_compare[] =
     "A value measured on one side only (null) is \"not measured\", never worse.\n"
     "A = 0 and B > 0 is a ratio of inf (JSON: null), worse where lower is better.\n"
     "\n"
+    "Only the rows a --worse limit checks count for the exit status: their last\n"
+    "column names the limit (\"--worse stall_s:1.5 ok\", or \"BEYOND\" when B is worse\n"
+    "than it allows), and the last line names the rows that decided.  \"worse\" on any\n"
+    "other row is information.  A warning (on stderr, and in --json) says when the\n"
+    "two scenarios differ, a side is a verify, a summary of repeats stands next to\n"
+    "a single run, a side was interrupted, or a verdict is missing or unknown.\n"
+    "\n"
     "  --worse METRIC:RATIO  fail when METRIC got worse than RATIO (>= 1) allows:\n"
     "              B > A * RATIO where lower is better (A = 0: any B > 0), B < A / RATIO\n"
     "              where higher is better.  METRIC: NAME (the run's, or every fault's),\n"
@@ -35,9 +42,9 @@ static const char usage_compare[] =
     "  --json      the comparison as one JSON object on stdout\n"
     "\n"
     "Exit status: 1 when an expectation of B failed (each is listed), B could not\n"
-    "run, or a --worse limit was passed; 2 when a directory has no readable\n"
-    "report.json, or on a mistake in the arguments (an unknown METRIC lists the\n"
-    "known ones); 0 otherwise.\n";
+    "run or was interrupted, or a --worse limit was passed; 2 when a directory has\n"
+    "no readable report.json, or on a mistake in the arguments (an unknown METRIC\n"
+    "lists the known ones); 0 otherwise.\n";
 
 static int bad_usage(const char *msg, const char *arg)
 {
@@ -123,7 +130,7 @@ static const char **only_in(const struct cmp_side *s, const struct cmp_side *oth
     return list;
 }
 
-static bool row_matches(const struct cmp_row *row, const struct cmp_limit *l)
+bool cmp_row_matches(const struct cmp_row *row, const struct cmp_limit *l)
 {
     if (row->metric != l->metric)
         return false;
@@ -157,7 +164,7 @@ static int check_limit_names(const struct cmp_result *r, const struct cmp_limit 
         return 2;
     }
     for (size_t i = 0; i < r->nrows; i++)
-        if (row_matches(&r->rows[i], l))
+        if (cmp_row_matches(&r->rows[i], l))
             return 0;
     fprintf(stderr, "faultline compare: --worse %s: %s is not compared here (%s)\n", l->spec,
             l->metric->name,
@@ -167,12 +174,33 @@ static int check_limit_names(const struct cmp_result *r, const struct cmp_limit 
     return 2;
 }
 
+bool cmp_row_beyond(const struct cmp_result *r, const struct cmp_row *row,
+                    const struct cmp_limit *l)
+{
+    for (size_t i = 0; i < r->nbreaches; i++)
+        if (r->breaches[i].row == row && r->breaches[i].limit == l)
+            return true;
+    return false;
+}
+
+/* The rows that count for the exit status: those a limit checks. */
+static void count_checked(struct cmp_result *r)
+{
+    r->nchecked = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        for (size_t l = 0; l < r->nlimits; l++)
+            if (cmp_row_matches(&r->rows[i], &r->limits[l])) {
+                r->nchecked++;
+                break;
+            }
+}
+
 static int find_breaches(struct cmp_result *r, const struct cmp_limit *limits, size_t nlimits)
 {
     size_t n = 0;
     for (size_t l = 0; l < nlimits; l++)
         for (size_t i = 0; i < r->nrows; i++)
-            n += row_matches(&r->rows[i], &limits[l]);
+            n += cmp_row_matches(&r->rows[i], &limits[l]);
     r->breaches = calloc(n ? n : 1, sizeof *r->breaches);
     if (!r->breaches) {
         fprintf(stderr, "faultline compare: out of memory for %zu limits\n", n);
@@ -181,7 +209,7 @@ static int find_breaches(struct cmp_result *r, const struct cmp_limit *limits, s
     for (size_t l = 0; l < nlimits; l++)
         for (size_t i = 0; i < r->nrows; i++) {
             const struct cmp_row *row = &r->rows[i];
-            if (row_matches(row, &limits[l]) && row->j.measured &&
+            if (cmp_row_matches(row, &limits[l]) && row->j.measured &&
                 cmp_beyond(row->a.v, row->b.v, row->metric->better, limits[l].ratio))
                 r->breaches[r->nbreaches++] = (struct cmp_breach){&limits[l], row};
         }
@@ -219,9 +247,10 @@ static int compare(const char *dir_a, const char *dir_b, const struct cmp_limit 
         cmp_side_free(&a);
         return 2;
     }
-    struct cmp_result r = {.a = &a, .b = &b, .exit = 2};
+    struct cmp_result r = {.a = &a, .b = &b, .limits = limits, .nlimits = nlimits, .exit = 2};
     if (build_rows(&r) != 0 || failed_expectations(&r) != 0)
         goto out;
+    r.nwarnings = cmp_warnings(&a, &b, r.warnings);
     r.only_a = only_in(&a, &b, &r.nonly_a);
     r.only_b = only_in(&b, &a, &r.nonly_b);
     if (!r.only_a || !r.only_b) {
@@ -233,7 +262,15 @@ static int compare(const char *dir_a, const char *dir_b, const struct cmp_limit 
             goto out;
     if (find_breaches(&r, limits, nlimits) != 0)
         goto out;
-    r.exit = r.nfailed || r.nbreaches || b.error || strcmp(b.verdict, "error") == 0 ? 1 : 0;
+    count_checked(&r);
+    /* On stderr whatever the format: a script reading --json finds them in
+     * "warnings" too. */
+    for (size_t i = 0; i < r.nwarnings; i++)
+        fprintf(stderr, "faultline compare: warning: %s\n", r.warnings[i].text);
+    r.exit = r.nfailed || r.nbreaches || b.error || strcmp(b.verdict, "error") == 0 ||
+                     cmp_side_cut_short(&b)
+                 ? 1
+                 : 0;
     if (json)
         cmp_print_json(stdout, &r);
     else

@@ -3,8 +3,12 @@
  * repeats, or one of each) read back from their report.json and set side
  * by side, metric by metric: A's value, B's, the change, and whether B got
  * worse.  Its exit status makes it a gate for a change: 1 when an
- * expectation of B failed or a metric named with --worse METRIC:RATIO got
- * worse by more than RATIO.
+ * expectation of B failed, B could not run or was interrupted, or a metric
+ * named with --worse METRIC:RATIO got worse by more than RATIO.  Only the rows a --worse limit names count for
+ * it: each row says which limit checks it, and "worse" on any other row is
+ * information.  Two reports that should not be set side by side unwarned
+ * (other scenarios, a verify, a summary next to a run, an interrupted run,
+ * a verdict compare does not know) get a warning, on stderr and in --json.
  *
  *   compare_rule.c   the metrics compare knows, the rule for "worse", and
  *                    --worse METRIC:RATIO parsed (pure, unit tested)
@@ -101,6 +105,8 @@ struct cmp_side {
     const char *scenario;  /* "?" when absent */
     const char *error;     /* why the run could not run, or NULL */
     bool summary;          /* mode repeat */
+    bool interrupted;      /* "interrupted": true (the workload ended early) */
+    double repetitions;    /* a summary's; 0 when not given */
     const char **faults;   /* fault names in report order */
     size_t nfaults;
 };
@@ -115,6 +121,31 @@ bool cmp_side_has_fault(const struct cmp_side *s, const char *fault);
  * statistic stat (NULL for a run-vs-run row). */
 struct cmp_value cmp_side_value(const struct cmp_side *s, const char *fault,
                                 const struct cmp_metric *m, const char *stat);
+
+/* ---- compare_rule.c: what to warn of ---- */
+
+/* A reason to read the comparison with care: kind is a fixed word for
+ * scripts (scenarios-differ, verify, summary-vs-run, interrupted,
+ * unknown-verdict), text says it for people. */
+struct cmp_warning {
+    const char *kind;
+    char text[512];
+};
+#define CMP_MAX_WARNINGS 8
+
+/* The warnings for sides a and b (their mode, scenario, verdict,
+ * interrupted and repetitions only), at most CMP_MAX_WARNINGS into out.
+ * How many. */
+size_t cmp_warnings(const struct cmp_side *a, const struct cmp_side *b,
+                    struct cmp_warning out[CMP_MAX_WARNINGS]);
+
+/* Whether compare knows this verdict: pass, fail, error, interrupted. */
+bool cmp_verdict_known(const char *verdict);
+
+/* Whether the side was interrupted ("interrupted": true, or that verdict):
+ * its workload was cut short, so B fails the comparison as one that could
+ * not run does. */
+bool cmp_side_cut_short(const struct cmp_side *s);
 
 /* ---- compare.c / compare_print.c: the result ---- */
 
@@ -136,6 +167,11 @@ struct cmp_result {
     const struct cmp_side *a, *b;
     struct cmp_row *rows;
     size_t nrows;
+    const struct cmp_limit *limits; /* the --worse limits given */
+    size_t nlimits;
+    size_t nchecked; /* rows at least one limit checks: the ones that count */
+    struct cmp_warning warnings[CMP_MAX_WARNINGS];
+    size_t nwarnings;
     const char **only_a, **only_b; /* faults on one side only */
     size_t nonly_a, nonly_b;
     const struct jv **failed; /* B's expectations with pass false */
@@ -144,6 +180,14 @@ struct cmp_result {
     size_t nbreaches;
     int exit;
 };
+
+/* Whether --worse limit l checks row: its metric, its fault (or any), its
+ * statistic (or every one). */
+bool cmp_row_matches(const struct cmp_row *row, const struct cmp_limit *l);
+
+/* Whether row is beyond limit l (a breach of r). */
+bool cmp_row_beyond(const struct cmp_result *r, const struct cmp_row *row,
+                    const struct cmp_limit *l);
 
 void cmp_print_text(FILE *f, const struct cmp_result *r);
 void cmp_print_json(FILE *f, const struct cmp_result *r);

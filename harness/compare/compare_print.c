@@ -2,6 +2,9 @@
  * compare_print — a comparison written out (see compare.h): an aligned
  * table for people, or one JSON object for scripts.  The table leaves out
  * rows measured on neither side (it counts them); the JSON has every row.
+ * Both say which rows count for the exit status (those a --worse limit
+ * checks) and which limit checks each, so that "worse" on a row no limit
+ * names reads as what it is: information.
  */
 #include "compare.h"
 
@@ -13,7 +16,8 @@
 
 /* ---- the table ---- */
 
-enum { COLS = 8, CELL = 64 };
+/* The last column names the limits that check a row: room for a few. */
+enum { COLS = 9, CELL = 320 };
 
 static void fmt_value(char *out, size_t n, struct cmp_value v)
 {
@@ -50,6 +54,31 @@ static void row_cells(const struct cmp_row *row, char cell[COLS][CELL])
         snprintf(cell[6], CELL, "-");
     }
     snprintf(cell[7], CELL, "%s", judged(row));
+    cell[8][0] = '\0';
+}
+
+/* "--worse tick.stall_s:1.5 ok", each limit that checks the row, with
+ * whether B is within it ("ok") or beyond it ("BEYOND"); "" when none. */
+static void limits_cell(const struct cmp_result *r, const struct cmp_row *row, char *out,
+                        size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t l = 0; l < r->nlimits && used < n; l++) {
+        const struct cmp_limit *lim = &r->limits[l];
+        if (!cmp_row_matches(row, lim))
+            continue;
+        used += (size_t)snprintf(out + used, n - used, "%s--worse %s:%g %s", used ? ", " : "",
+                                 lim->spec, lim->ratio,
+                                 cmp_row_beyond(r, row, lim) ? "BEYOND" : "ok");
+    }
+}
+
+/* A row's name as --worse would give it: [FAULT.]METRIC[.STAT]. */
+static void row_name(const struct cmp_row *row, char *out, size_t n)
+{
+    snprintf(out, n, "%s%s%s%s%s", row->fault ? row->fault : "", row->fault ? "." : "",
+             row->metric->name, row->stat ? "." : "", row->stat ? row->stat : "");
 }
 
 /* One line of the table: text left-aligned, numbers right-aligned, and no
@@ -61,9 +90,13 @@ static void print_cells(FILE *f, char cell[COLS][CELL], const int *width, bool s
     for (int c = 0; c < COLS; c++) {
         if (c == 2 && !stats)
             continue;
+        if (c == COLS - 1 && !cell[c][0])
+            break; /* no limit checks the row: nothing after its judgement */
         bool number = c >= 3 && c <= 6;
         used += (size_t)snprintf(line + used, sizeof line - used, number ? "%*s  " : "%-*s  ",
                                  c == COLS - 1 ? 0 : width[c], cell[c]);
+        if (used >= sizeof line)
+            used = sizeof line - 1;
     }
     while (used > 0 && line[used - 1] == ' ')
         line[--used] = '\0';
@@ -128,6 +161,70 @@ static void print_breach(FILE *f, const struct cmp_breach *x)
         fprintf(f, "ratio %.3f, at least %.3f allowed\n", row->j.ratio, 1 / l->ratio);
 }
 
+/* The rows to name in the last line: those beyond a limit when there
+ * are any, else those checked; at most NAMES of them, then how many more. */
+#define NAMES 6
+static void print_row_names(FILE *f, const struct cmp_result *r, bool beyond)
+{
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct cmp_row *row = &r->rows[i];
+        bool pick = false;
+        for (size_t l = 0; l < r->nlimits && !pick; l++)
+            pick = beyond ? cmp_row_beyond(r, row, &r->limits[l])
+                          : cmp_row_matches(row, &r->limits[l]);
+        if (!pick)
+            continue;
+        if (shown == NAMES) {
+            more++;
+            continue;
+        }
+        char name[600];
+        row_name(row, name, sizeof name);
+        fprintf(f, "%s%s", shown++ ? ", " : "", name);
+    }
+    if (more)
+        fprintf(f, " and %zu more", more);
+}
+
+/* What counts for the exit status, under the table. */
+static void print_counting(FILE *f, const struct cmp_result *r)
+{
+    size_t worse = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        worse += r->rows[i].j.worse;
+    if (!r->nlimits)
+        fprintf(f, "No row counts for the exit status (no --worse limit): \"worse\" above is "
+                "information (%zu row%s).\n", worse, worse == 1 ? "" : "s");
+    else
+        fprintf(f, "Only the %zu row%s a --worse limit checks (last column) count%s for the exit "
+                "status; \"worse\" elsewhere is information.\n", r->nchecked,
+                r->nchecked == 1 ? "" : "s", r->nchecked == 1 ? "s" : "");
+}
+
+static void print_exit(FILE *f, const struct cmp_result *r)
+{
+    fprintf(f, "\nexit %d: ", r->exit);
+    if (r->exit == 0 && !r->nlimits) {
+        fprintf(f, "B's expectations hold; no --worse limit, so no row counted\n");
+    } else if (r->exit == 0) {
+        fprintf(f, "B's expectations hold, and no row a --worse limit checks is beyond it "
+                "(%zu row%s: ", r->nchecked, r->nchecked == 1 ? "" : "s");
+        print_row_names(f, r, false);
+        fprintf(f, ")\n");
+    } else {
+        fprintf(f, "%zu expectation(s) of B failed, %zu value(s) worse than allowed%s%s",
+                r->nfailed, r->nbreaches,
+                r->b->error || strcmp(r->b->verdict, "error") == 0 ? ", B could not run" : "",
+                cmp_side_cut_short(r->b) ? ", B was interrupted" : "");
+        if (r->nbreaches) {
+            fprintf(f, ": ");
+            print_row_names(f, r, true);
+        }
+        fputc('\n', f);
+    }
+}
+
 void cmp_print_text(FILE *f, const struct cmp_result *r)
 {
     bool stats = r->a->summary || r->b->summary;
@@ -137,9 +234,9 @@ void cmp_print_text(FILE *f, const struct cmp_result *r)
     print_names(f, "faults only in B", r->only_b, r->nonly_b);
     fputc('\n', f);
 
-    static const char *const head[COLS] = {"fault", "metric", "stat",  "A",
-                                           "B",     "change", "ratio", ""};
-    char cell[COLS][CELL];
+    static const char *const head[COLS] = {"fault", "metric", "stat", "A", "B",
+                                           "change", "ratio", "B is", "counts for exit"};
+    static char cell[COLS][CELL]; /* 3 KiB: not on the stack */
     int width[COLS];
     for (int c = 0; c < COLS; c++)
         width[c] = (int)strlen(head[c]);
@@ -154,6 +251,8 @@ void cmp_print_text(FILE *f, const struct cmp_result *r)
     }
     for (int c = 0; c < COLS; c++)
         snprintf(cell[c], CELL, "%s", head[c]);
+    if (!r->nlimits)
+        cell[COLS - 1][0] = '\0'; /* no limit: no column of them */
     print_cells(f, cell, width, stats);
     for (size_t i = 0; i < r->nrows; i++) {
         if (!r->rows[i].a.known && !r->rows[i].b.known) {
@@ -161,10 +260,12 @@ void cmp_print_text(FILE *f, const struct cmp_result *r)
             continue;
         }
         row_cells(&r->rows[i], cell);
+        limits_cell(r, &r->rows[i], cell[COLS - 1], CELL);
         print_cells(f, cell, width, stats);
     }
     if (neither)
         fprintf(f, "(%zu measured on neither side left out)\n", neither);
+    print_counting(f, r);
 
     if (r->nfailed) {
         fprintf(f, "\nB's failed expectations (%zu):\n", r->nfailed);
@@ -176,14 +277,7 @@ void cmp_print_text(FILE *f, const struct cmp_result *r)
         for (size_t i = 0; i < r->nbreaches; i++)
             print_breach(f, &r->breaches[i]);
     }
-    fprintf(f, "\nexit %d: ", r->exit);
-    if (r->exit == 0)
-        fprintf(f, "B's expectations hold, nothing worse than --worse allows\n");
-    else
-        fprintf(f, "%zu expectation(s) of B failed, %zu value(s) worse than allowed%s\n",
-                r->nfailed, r->nbreaches, r->b->error || strcmp(r->b->verdict, "error") == 0
-                                              ? ", B could not run"
-                                              : "");
+    print_exit(f, r);
 }
 
 /* ---- JSON ---- */
@@ -247,7 +341,32 @@ static void json_row_id(struct json *j, const struct cmp_row *row)
     json_str_or_null(j, row->stat);
 }
 
-static void json_row(struct json *j, const struct cmp_row *row)
+/* "checked": whether a limit checks the row (it counts for the exit
+ * status), "checked_by": those limits as given (METRIC:RATIO), "beyond":
+ * whether B is worse than one of them allows. */
+static void json_row_limits(struct json *j, const struct cmp_result *r,
+                            const struct cmp_row *row)
+{
+    bool beyond = false, checked = false;
+    json_key(j, "checked_by");
+    json_arr_begin(j);
+    for (size_t l = 0; l < r->nlimits; l++) {
+        if (!cmp_row_matches(row, &r->limits[l]))
+            continue;
+        char spec[300];
+        snprintf(spec, sizeof spec, "%s:%g", r->limits[l].spec, r->limits[l].ratio);
+        json_str(j, spec);
+        checked = true;
+        beyond |= cmp_row_beyond(r, row, &r->limits[l]);
+    }
+    json_arr_end(j);
+    json_key(j, "checked");
+    json_bool(j, checked);
+    json_key(j, "beyond");
+    json_bool(j, beyond);
+}
+
+static void json_row(struct json *j, const struct cmp_result *r, const struct cmp_row *row)
 {
     json_obj_begin(j);
     json_row_id(j, row);
@@ -269,7 +388,23 @@ static void json_row(struct json *j, const struct cmp_row *row)
         json_null(j);
     json_key(j, "worse");
     json_bool(j, row->j.worse);
+    json_row_limits(j, r, row);
     json_obj_end(j);
+}
+
+static void json_warnings(struct json *j, const struct cmp_result *r)
+{
+    json_key(j, "warnings");
+    json_arr_begin(j);
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        json_obj_begin(j);
+        json_key(j, "kind");
+        json_str(j, r->warnings[i].kind);
+        json_key(j, "text");
+        json_str(j, r->warnings[i].text);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
 }
 
 void cmp_print_json(FILE *f, const struct cmp_result *r)
@@ -281,10 +416,13 @@ void cmp_print_json(FILE *f, const struct cmp_result *r)
     json_side(&j, "b", r->b);
     json_names(&j, "faults_only_a", r->only_a, r->nonly_a);
     json_names(&j, "faults_only_b", r->only_b, r->nonly_b);
+    json_warnings(&j, r);
+    json_key(&j, "checked_rows");
+    json_u64(&j, r->nchecked);
     json_key(&j, "metrics");
     json_arr_begin(&j);
     for (size_t i = 0; i < r->nrows; i++)
-        json_row(&j, &r->rows[i]);
+        json_row(&j, r, &r->rows[i]);
     json_arr_end(&j);
     json_key(&j, "failed_expectations_b");
     json_arr_begin(&j);

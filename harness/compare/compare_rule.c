@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,89 @@ int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t er
         return -1;
     }
     return 0;
+}
+
+/* ---- warnings ---- */
+
+bool cmp_side_cut_short(const struct cmp_side *s)
+{
+    return s->interrupted || strcmp(s->verdict, "interrupted") == 0;
+}
+
+bool cmp_verdict_known(const char *verdict)
+{
+    static const char *const known[] = {"pass", "fail", "error", "interrupted"};
+    for (size_t i = 0; verdict && i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(verdict, known[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool add_warning(struct cmp_warning *out, size_t *n, const char *kind, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+static bool add_warning(struct cmp_warning *out, size_t *n, const char *kind, const char *fmt,
+                        ...)
+{
+    if (*n >= CMP_MAX_WARNINGS)
+        return false;
+    out[*n].kind = kind;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out[*n].text, sizeof out[*n].text, fmt, ap);
+    va_end(ap);
+    (*n)++;
+    return true;
+}
+
+/* What one side is that the comparison should say: a verify, an
+ * interrupted run, a verdict compare does not know. */
+static void side_warnings(const char *label, const struct cmp_side *s, struct cmp_warning *out,
+                          size_t *n)
+{
+    if (strcmp(s->mode, "verify") == 0)
+        add_warning(out, n, "verify",
+                    "%s is a verify (the target read back after its run), not a run: its iops "
+                    "is the read-back's, and it has no faults, stalls or hung I/O of a run",
+                    label);
+    if (cmp_side_cut_short(s))
+        add_warning(out, n, "interrupted",
+                    "%s was interrupted (SIGINT or SIGTERM): its workload ended early, and its "
+                    "metrics cover only what ran",
+                    label);
+    if (!cmp_verdict_known(s->verdict) && strcmp(s->verdict, "?") == 0)
+        add_warning(out, n, "unknown-verdict", "%s's report.json has no verdict", label);
+    else if (!cmp_verdict_known(s->verdict))
+        add_warning(out, n, "unknown-verdict",
+                    "%s's verdict '%s' is not one compare knows (pass, fail, error, "
+                    "interrupted): its rows are compared as they are, and the verdict itself "
+                    "decides nothing",
+                    label, s->verdict);
+}
+
+size_t cmp_warnings(const struct cmp_side *a, const struct cmp_side *b,
+                    struct cmp_warning out[CMP_MAX_WARNINGS])
+{
+    size_t n = 0;
+    /* "?": a report without its scenario's name, which tells nothing */
+    if (strcmp(a->scenario, b->scenario) != 0 && strcmp(a->scenario, "?") != 0 &&
+        strcmp(b->scenario, "?") != 0)
+        add_warning(out, &n, "scenarios-differ",
+                    "the scenarios differ (A: %s, B: %s): the rows set different workloads "
+                    "and faults side by side",
+                    a->scenario, b->scenario);
+    if (a->summary != b->summary) {
+        const struct cmp_side *sum = a->summary ? a : b;
+        char reps[64] = "repetitions";
+        if (sum->repetitions > 0)
+            snprintf(reps, sizeof reps, "%.0f repetitions", sum->repetitions);
+        add_warning(out, &n, "summary-vs-run",
+                    "%s is a summary of %s, %s a single %s: each statistic of %s (p50, p95, "
+                    "max, mean) is its one value, set against a distribution",
+                    a->summary ? "A" : "B", reps, a->summary ? "B" : "A",
+                    strcmp((a->summary ? b : a)->mode, "verify") == 0 ? "verify" : "run",
+                    a->summary ? "B" : "A");
+    }
+    side_warnings("A", a, out, &n);
+    side_warnings("B", b, out, &n);
+    return n;
 }

@@ -70,6 +70,10 @@ int cmp_side_load(struct cmp_side *s, const char *dir, char *err, size_t errlen)
     s->verdict = str_or(jv_get(s->doc, "verdict"), "?");
     s->scenario = str_or(jv_get(s->doc, "scenario"), "?");
     s->error = jv_str(jv_get(s->doc, "error"));
+    s->interrupted = false;
+    jv_bool(jv_get(s->doc, "interrupted"), &s->interrupted);
+    s->repetitions = 0;
+    jv_num(jv_get(s->doc, "repetitions"), &s->repetitions);
     if (list_faults(s, err, errlen) != 0) {
         cmp_side_free(s);
         return -1;

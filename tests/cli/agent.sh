@@ -73,4 +73,32 @@ sed -n 6p "$WORK/agent.out" | jq -e '.re == "bye" and .open == 0' > /dev/null ||
 expect_code 0 "$FAULTLINE" agent --dir "$WORK/a" --cleanup fl00beef
 jq -e '.re == "cleanup" and .ok and .undone == 0 and .restored == ""' "$WORK/out" > /dev/null ||
     fail "cleanup answer: $(cat "$WORK/out")"
+
+# A cleanup of a run whose agent still serves it (its controller alive,
+# its stdin open) disturbs nothing there: the agent's fault stays in
+# effect, and the answer says the agent is live, with its PID.  Once its
+# controller is gone the agent puts the host back itself.
+mkfifo "$WORK/to-agent"
+"$FAULTLINE" agent --dir "$WORK/a" --run fl00live < "$WORK/to-agent" > "$WORK/live.out" \
+    2> "$WORK/live.err" &
+apid=$!
+exec 3> "$WORK/to-agent" # the controller's end, held open
+stop_agent() { exec 3>&-; kill "$apid" 2> /dev/null; wait "$apid" 2> /dev/null; }
+at_exit stop_agent
+printf '%s\n' '{"op":"prepare","id":1,"name":"m","action":"command","k.command":"touch '"$WORK"'/live-mark","k.undo":"rm -f '"$WORK"'/live-mark","host":"here","tag":"fl00live"}' \
+    '{"op":"apply","id":1,"at_ns":0,"clear_at_ns":0,"lease_ns":60000000000}' >&3
+i=0
+until [ -e "$WORK/live-mark" ] || [ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
+[ -e "$WORK/live-mark" ] || fail "the live agent never applied its fault: $(cat "$WORK/live.out" "$WORK/live.err")"
+expect_code 1 "$FAULTLINE" agent --dir "$WORK/a" --cleanup fl00live
+jq -e --argjson pid "$apid" '.re == "cleanup" and (.ok | not) and .live and .pid == $pid and .undone == 0' \
+    "$WORK/out" > /dev/null || fail "a live agent's cleanup answer: $(cat "$WORK/out")"
+contains "$WORK/out" "the agent of run fl00live is still running here (pid $apid)"
+[ -e "$WORK/live-mark" ] || fail "the cleanup undid the fault of a live agent"
+exec 3>&- # the controller goes: the agent restores and leaves
+wait "$apid" || true
+[ ! -e "$WORK/live-mark" ] || fail "the agent did not put its host back when its controller went"
+expect_code 0 "$FAULTLINE" agent --dir "$WORK/a" --cleanup fl00live
+jq -e '.re == "cleanup" and .ok and .undone == 0 and (.restored | startswith("m (close)"))' \
+    "$WORK/out" > /dev/null || fail "cleanup answer after the agent left: $(cat "$WORK/out")"
 pass

@@ -65,10 +65,33 @@ expect_code 0 "$FAULTLINE" compare "$B" "$A"
 expect_code 1 "$FAULTLINE" compare "$A" "$SLOW" --worse iops:1.01
 contains "$WORK/out" "worse than allowed (1):"
 contains "$WORK/out" "--worse iops:1.01  iops:"
-grep -Eq '^\(run\) +iops .* worse$' "$WORK/out" || fail "the iops row is not marked worse"
+grep -Eq '^\(run\) +iops .* worse +--worse iops:1.01 BEYOND$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "the iops row is not marked worse and beyond --worse iops:1.01"; }
+contains "$WORK/out" "exit 1: 0 expectation(s) of B failed, 1 value(s) worse than allowed: iops"
 expect_code 0 "$FAULTLINE" compare "$A" "$SLOW" --worse iops:1000
 contains "$WORK/out" "exit 0"
+grep -Eq '^\(run\) +iops .* worse +--worse iops:1000 ok$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "the iops row does not say --worse iops:1000 checks it and it is within"; }
 expect_code 0 "$FAULTLINE" compare "$A" "$SLOW"
+
+# --- which rows count for the exit status: only those a --worse limit
+# checks, each naming its limit; "worse" on the others is information
+grep -Eq '^\(run\) +iops .* worse$' "$WORK/out" || { cat "$WORK/out" >&2; fail "the iops row is not marked worse"; }
+contains "$WORK/out" 'No row counts for the exit status (no --worse limit): "worse" above is information'
+contains "$WORK/out" "exit 0: B's expectations hold; no --worse limit, so no row counted"
+grep -Eq '^fault +metric +A +B +change +ratio +B is$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "no header naming the judgement column"; }
+expect_code 0 "$FAULTLINE" compare "$A" "$SLOW" --worse tick.stall_s:1000 --worse errors:1
+grep -Eq '^\(run\) +iops .* worse$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "the iops row, which no limit checks, names a limit"; }
+grep -Eq '^tick +stall_s .* --worse tick.stall_s:1000 ok$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "the tick stall_s row does not name its limit"; }
+grep -Eq '^tick +errors .* --worse errors:1 ok$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "the tick errors row does not name its limit"; }
+grep -Eq '^fault +metric +A +B +change +ratio +B is +counts for exit$' "$WORK/out" ||
+    { cat "$WORK/out" >&2; fail "no header of the limits column"; }
+contains "$WORK/out" 'Only the 2 rows a --worse limit checks (last column) count for the exit status; "worse" elsewhere is information.'
+contains "$WORK/out" "exit 0: B's expectations hold, and no row a --worse limit checks is beyond it (2 rows: tick.stall_s, tick.errors)"
 # ... and the other way round it got better
 expect_code 0 "$FAULTLINE" compare "$SLOW" "$A" --worse iops:1.01
 
@@ -82,7 +105,14 @@ json "$J" .exit 1
 json "$J" '[.failed_expectations_b[] | [.expect, .pass, .metric]]' '[["iops >= 1000000000000",false,"iops"]]'
 json "$J" '[.worse_than_allowed[] | [.worse, .fault, .metric, .stat, .allowed_ratio]]' '[["iops",null,"iops",null,1.01]]'
 json "$J" '.metrics[] | select(.fault == "tick" and .metric == "stall_s") | keys' \
-    '["a","b","better","change","fault","metric","ratio","stat","worse"]'
+    '["a","b","better","beyond","change","checked","checked_by","fault","metric","ratio","stat","worse"]'
+# which rows count: checked (by which limits), beyond one of them
+json "$J" '.metrics[] | select(.metric == "iops") | [.checked, .checked_by, .beyond]' '[true,["iops:1.01"],true]'
+json "$J" '.metrics[] | select(.fault == "tick" and .metric == "stall_s") | [.checked, .checked_by, .beyond]' \
+    '[true,["tick.stall_s:1e+06"],false]'
+json "$J" '[.metrics[] | select(.checked | not) | .checked_by | length] | unique' '[0]'
+json "$J" '[.checked_rows, ([.metrics[] | select(.checked)] | length)]' '[2,2]'
+json "$J" '[.warnings[] | .kind]' '["scenarios-differ"]'
 json "$J" '[.metrics[] | select(.fault == null) | .metric]' '["iops","max_stall_s","run_errors","findings","hung"]'
 json "$J" '[.metrics[] | select(.fault == "tick") | .metric]' \
     '["stall_s","recovery_s","impact_s","errors","heal_s","recover_s","first_io_after_clear_s","max_latency_s"]'
@@ -91,6 +121,42 @@ json "$J" '.metrics[] | select(.metric == "iops") | (.change - (.b - .a)) | (. <
 json "$J" '[.faults_only_a, .faults_only_b]' '[[],[]]'
 expect_code 0 "$FAULTLINE" compare "$A" "$A" --json
 json "$WORK/out" '[.exit, (.failed_expectations_b | length), (.worse_than_allowed | length)]' '[0,0,0]'
+json "$WORK/out" '[.warnings, .checked_rows]' '[[],0]'
+
+# --- warnings, on stderr and in --json: two scenarios, a verify, a summary
+# next to a run, an interrupted run, a verdict compare does not know
+expect_code 0 "$FAULTLINE" compare "$A" "$A"
+[ ! -s "$WORK/err" ] || fail "a run compared with itself warns: $(cat "$WORK/err")"
+expect_code 0 "$FAULTLINE" compare "$A" "$SLOW"
+contains "$WORK/err" "faultline compare: warning: the scenarios differ (A: a, B: slow)"
+cp -r "$A" "$WORK/verified"
+"$FAULTLINE" verify "$WORK/verified" --quiet > /dev/null 2>&1 || fail "verify of a copy of run a failed"
+json "$WORK/verified/report.json" .mode '"verify"'
+expect_code 0 "$FAULTLINE" compare "$A" "$WORK/verified"
+contains "$WORK/err" "faultline compare: warning: B is a verify (the target read back after its run), not a run"
+expect_code 0 "$FAULTLINE" compare "$A" "$WORK/verified" --json
+json "$WORK/out" '[.warnings[] | .kind]' '["verify"]'
+# an interrupted B was cut short: it fails the comparison as one that
+# could not run does; an interrupted A is only said
+mkdir "$WORK/interrupted" "$WORK/noverdict" "$WORK/weird"
+jq '.verdict = "interrupted" | .interrupted = true' "$A/report.json" > "$WORK/interrupted/report.json"
+expect_code 1 "$FAULTLINE" compare "$A" "$WORK/interrupted" --json
+json "$WORK/out" '[.warnings[] | .kind]' '["interrupted"]'
+json "$WORK/out" '[.b.verdict, .exit]' '["interrupted",1]'
+contains "$WORK/err" "B was interrupted (SIGINT or SIGTERM): its workload ended early"
+expect_code 1 "$FAULTLINE" compare "$A" "$WORK/interrupted"
+contains "$WORK/out" "exit 1: 0 expectation(s) of B failed, 0 value(s) worse than allowed, B was interrupted"
+expect_code 0 "$FAULTLINE" compare "$WORK/interrupted" "$A"
+contains "$WORK/out" "(run, interrupted, scenario a)"
+contains "$WORK/err" "A was interrupted"
+# a verdict compare does not know, or none: said, compared as it is
+jq '.verdict = "weird"' "$A/report.json" > "$WORK/weird/report.json"
+expect_code 0 "$FAULTLINE" compare "$A" "$WORK/weird" --json
+json "$WORK/out" '[.warnings[] | .kind]' '["unknown-verdict"]'
+contains "$WORK/err" "B's verdict 'weird' is not one compare knows (pass, fail, error, interrupted)"
+jq 'del(.verdict)' "$A/report.json" > "$WORK/noverdict/report.json"
+expect_code 0 "$FAULTLINE" compare "$A" "$WORK/noverdict"
+contains "$WORK/err" "B's report.json has no verdict"
 
 # --- directories without a readable report: 2, saying which and why
 expect_code 2 "$FAULTLINE" compare "$A" "$WORK/nowhere"
@@ -141,7 +207,7 @@ expect_code 1 "$FAULTLINE" compare "$WORK/zero" "$WORK/edited" --worse run_error
 contains "$WORK/out" "was 0, may not grow"
 grep -Eq '^tick +stall_s +0.5 +- +- +- +not measured$' "$WORK/out" ||
     { cat "$WORK/out" >&2; fail "no 'not measured' row for tick stall_s"; }
-grep -Eq '^\(run\) +run_errors +0 +3 +\+3 +inf +worse$' "$WORK/out" ||
+grep -Eq '^\(run\) +run_errors +0 +3 +\+3 +inf +worse +--worse run_errors:1000 BEYOND$' "$WORK/out" ||
     { cat "$WORK/out" >&2; fail "no 'inf ... worse' row for run_errors"; }
 
 # a B that could not run fails the comparison, whatever its expectations say
@@ -206,7 +272,13 @@ contains "$WORK/out" "recovery_p95 <= 8s: measured 9.5 (line 12)"
 # a run next to a summary: a distribution of one
 expect_code 0 "$FAULTLINE" compare "$WORK/s1" "$A" --json
 json "$WORK/out" '[.faults_only_a, .faults_only_b]' '[["pause"],["tick"]]'
+json "$WORK/out" '[.warnings[] | .kind]' '["scenarios-differ","summary-vs-run"]'
+contains "$WORK/err" "A is a summary of 10 repetitions, B a single run"
 json "$WORK/out" '[.metrics[] | select(.metric == "iops") | .stat]' '["p50","p95","max","mean"]'
 json "$WORK/out" '[.metrics[] | select(.metric == "iops") | .b] | unique | length' 1
 json "$WORK/out" '.metrics[] | select(.metric == "pass_rate") | [.a, .b]' '[1,1]'
+# two summaries of one scenario: nothing to warn of
+expect_code 0 "$FAULTLINE" compare "$WORK/s1" "$WORK/s2" --json
+json "$WORK/out" '.warnings' '[]'
+[ ! -s "$WORK/err" ] || fail "two summaries of one scenario warn: $(cat "$WORK/err")"
 pass

@@ -1,13 +1,16 @@
 /*
  * compare's rules: when B is worse than A, when it is worse than a --worse
  * RATIO allows (zeros and unmeasured values included), and how
- * --worse [FAULT.]METRIC[.STAT]:RATIO is read, mistakes named.
+ * --worse [FAULT.]METRIC[.STAT]:RATIO is read, mistakes named; what the
+ * comparison warns of (other scenarios, a verify, a summary next to a run,
+ * an interrupted run, a verdict it does not know).
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -143,6 +146,69 @@ static void limit_mistakes_are_named(void **state)
     assert_non_null(strstr(err, "pass_rate is one number"));
 }
 
+/* A side as the warnings see it. */
+static struct cmp_side side(const char *mode, const char *verdict, const char *scenario)
+{
+    struct cmp_side s;
+    memset(&s, 0, sizeof s);
+    s.mode = mode;
+    s.verdict = verdict;
+    s.scenario = scenario;
+    s.summary = strcmp(mode, "repeat") == 0;
+    s.repetitions = s.summary ? 10 : 0;
+    return s;
+}
+
+/* The kinds of the warnings for a and b, space-separated. */
+static const char *kinds(struct cmp_side a, struct cmp_side b)
+{
+    static char out[256];
+    struct cmp_warning w[CMP_MAX_WARNINGS];
+    size_t n = cmp_warnings(&a, &b, w), used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", i ? " " : "", w[i].kind);
+    return out;
+}
+
+static void warnings_say_what_should_not_be_compared_unwarned(void **state)
+{
+    (void)state;
+    struct cmp_side run = side("run", "pass", "s"), other = side("run", "fail", "t");
+    assert_string_equal(kinds(run, run), "");
+    assert_string_equal(kinds(run, side("run", "error", "s")), "");
+    assert_string_equal(kinds(run, other), "scenarios-differ");
+    assert_string_equal(kinds(run, side("run", "pass", "?")), ""); /* no name: nothing to tell */
+    assert_string_equal(kinds(run, side("verify", "pass", "s")), "verify");
+    assert_string_equal(kinds(side("verify", "pass", "s"), side("verify", "pass", "s")),
+                        "verify verify");
+    assert_string_equal(kinds(side("repeat", "pass", "s"), run), "summary-vs-run");
+    assert_string_equal(kinds(side("repeat", "pass", "s"), side("repeat", "fail", "s")), "");
+    struct cmp_side cut = side("run", "interrupted", "s");
+    cut.interrupted = true;
+    assert_string_equal(kinds(run, cut), "interrupted");
+    assert_true(cmp_side_cut_short(&cut));
+    cut.interrupted = false; /* the verdict alone says it too */
+    assert_true(cmp_side_cut_short(&cut));
+    assert_false(cmp_side_cut_short(&run));
+    assert_string_equal(kinds(run, side("run", "weird", "s")), "unknown-verdict");
+    assert_string_equal(kinds(run, side("run", "?", "s")), "unknown-verdict");
+    assert_string_equal(kinds(side("repeat", "pass", "s"), side("verify", "x", "t")),
+                        "scenarios-differ summary-vs-run verify unknown-verdict");
+    struct cmp_warning w[CMP_MAX_WARNINGS];
+    struct cmp_side weird = side("run", "weird", "s");
+    assert_int_equal(cmp_warnings(&run, &weird, w), 1);
+    assert_non_null(strstr(w[0].text, "B's verdict 'weird' is not one compare knows"));
+    struct cmp_side sum = side("repeat", "pass", "s");
+    assert_int_equal(cmp_warnings(&sum, &run, w), 1);
+    assert_string_equal(w[0].text, "A is a summary of 10 repetitions, B a single run: each "
+                                   "statistic of B (p50, p95, max, mean) is its one value, set "
+                                   "against a distribution");
+    assert_true(cmp_verdict_known("pass") && cmp_verdict_known("fail") &&
+                cmp_verdict_known("error") && cmp_verdict_known("interrupted"));
+    assert_false(cmp_verdict_known("weird") || cmp_verdict_known(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +219,7 @@ int main(void)
         cmocka_unit_test(beyond_the_allowed_ratio),
         cmocka_unit_test(limit_forms),
         cmocka_unit_test(limit_mistakes_are_named),
+        cmocka_unit_test(warnings_say_what_should_not_be_compared_unwarned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

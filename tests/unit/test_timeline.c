@@ -3,7 +3,7 @@
  * time order (a clear before an inject at the same moment), and a fault is
  * never left behind: its undo record is on disk before it is applied, a
  * clean finish marks it done, and after a killed run `faultline cleanup`
- * undoes it, once.  The faults here are `command` faults on this host, so
+ * undoes it, once; a live run's it leaves alone unless --force.  The faults here are `command` faults on this host, so
  * the test needs no lab; the undo registry lives in /run/faultline/runs,
  * so that part needs root.
  */
@@ -202,13 +202,21 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     (void)state;
     struct timeline tl;
     struct event_log ev;
+    /* Here only to skip without root: the run is the child, which opens
+     * (registers, locks) the undo log itself, as a run does. */
     marking_fault(&tl, &ev);
+    undo_close(&tl.undo, 1);
+    tl.undo_open = false;
+    timeline_free(&tl);
+    events_close(&ev);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         /* The run: the fault applied, then killed before any clear. */
         char err[512];
-        if (timeline_start(&tl, mono_ns(), err, sizeof err) != 0)
+        if (events_open(&ev, dir, 1, 0, err, sizeof err) != 0 ||
+            timeline_prepare(&tl, &sc, NULL, dir, &ev, NULL, 0, 0x1234, err, sizeof err) != 0 ||
+            timeline_start(&tl, mono_ns(), err, sizeof err) != 0)
             _exit(3);
         appears(mark);
         raise(SIGKILL);
@@ -221,6 +229,9 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     assert_int_equal(undo_lines('U'), 1);
     assert_int_equal(undo_lines('D'), 0);
     assert_int_equal(registrations(), 1);
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_false(w.live); /* its registration names a dead process, its lock is gone */
     char *argv[] = {"faultline", "cleanup", dir, NULL};
     assert_int_equal(cmd_cleanup(3, argv), 0);
     assert_false(exists(mark));
@@ -229,11 +240,93 @@ static void cleanup_undoes_a_killed_run_once(void **state)
     /* Twice is harmless: nothing is applied again. */
     assert_int_equal(cmd_cleanup(3, argv), 0);
     assert_int_equal(undo_lines('D'), 1);
-    /* This process's copy of the timeline never started: only free it. */
-    undo_close(&tl.undo, 0);
-    tl.undo_open = false;
+    remove_dir();
+}
+
+/* A live run (this process) is left alone by a cleanup of its directory,
+ * and undone only with --force; it keeps its registration either way. */
+static void cleanup_leaves_a_live_run_alone(void **state)
+{
+    (void)state;
+    struct timeline tl;
+    struct event_log ev;
+    marking_fault(&tl, &ev);
+    char err[512];
+    assert_int_equal(timeline_start(&tl, mono_ns(), err, sizeof err), 0);
+    assert_true(appears(mark));
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_true(w.live);
+    assert_int_equal(w.pid, getpid());
+    assert_string_equal(w.found_by, "registration");
+    char *argv[] = {"faultline", "cleanup", dir, NULL};
+    assert_int_equal(cmd_cleanup(3, argv), 0);
+    assert_true(exists(mark));
+    assert_int_equal(undo_lines('D'), 0);
+    assert_int_equal(registrations(), 1);
+    char *force[] = {"faultline", "cleanup", "--force", dir, NULL};
+    assert_int_equal(cmd_cleanup(4, force), 0);
+    assert_false(exists(mark));
+    assert_int_equal(undo_lines('D'), 1);
+    assert_int_equal(registrations(), 1); /* the run's own, until its end */
+    /* The fault back, so that the run's own clear (rm) finds it. */
+    FILE *f = fopen(mark, "w");
+    assert_non_null(f);
+    fclose(f);
+    timeline_finish(&tl);
+    assert_false(exists(mark));
+    assert_int_equal(registrations(), 0);
+    undo_writer(dir, &w);
+    assert_false(w.live); /* its log closed: no registration, no lock */
     timeline_free(&tl);
     events_close(&ev);
+    remove_dir();
+}
+
+/* Writes a registry entry as a build before "PID START" did: only the
+ * run directory, the PID in the entry's name.  Its path into entry. */
+static bool old_entry(pid_t pid, char *entry, size_t n)
+{
+    snprintf(entry, n, "%s/%d-oldbuild", UNDO_REGISTRY, (int)pid);
+    FILE *f = fopen(entry, "w");
+    if (!f)
+        return false;
+    char abs[4096];
+    assert_non_null(realpath(dir, abs));
+    fprintf(f, "%s\n", abs);
+    fclose(f);
+    return true;
+}
+
+/* A registration written by an older build names no start time: the
+ * process with its PID is the run if it began before the entry was
+ * written; a PID whose process is gone is no live run. */
+static void an_older_builds_registration_still_tells(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/fl-timeline-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char entry[256];
+    if (!old_entry(getpid(), entry, sizeof entry)) {
+        remove_dir();
+        print_message("SKIP: the undo registry %s needs root\n", UNDO_REGISTRY);
+        skip();
+    }
+    struct undo_writer w;
+    undo_writer(dir, &w);
+    assert_true(w.live);
+    assert_int_equal(w.pid, getpid());
+    assert_string_equal(w.found_by, "registration");
+    unlink(entry);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(0);
+    assert_int_equal(waitpid(child, NULL, 0), child);
+    assert_true(old_entry(child, entry, sizeof entry));
+    undo_writer(dir, &w);
+    assert_false(w.live);
+    unlink(entry);
     remove_dir();
 }
 
@@ -243,6 +336,8 @@ int main(void)
         cmocka_unit_test(steps_follow_each_familys_schedule),
         cmocka_unit_test(a_clean_finish_undoes_and_marks_done),
         cmocka_unit_test(cleanup_undoes_a_killed_run_once),
+        cmocka_unit_test(cleanup_leaves_a_live_run_alone),
+        cmocka_unit_test(an_older_builds_registration_still_tells),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
