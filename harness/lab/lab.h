@@ -43,6 +43,7 @@
 #include "../../lib/json.h"
 #include "../../lib/keys.h"
 #include "../../lib/kvlist.h"
+#include "../../lib/proc.h"
 
 #define LAB_STATE_DIR "/run/faultline/labs"
 #define LAB_DATA_DIR "/var/tmp/faultline-labs"
@@ -85,6 +86,11 @@ struct lab_host {
     char home[160];   /* the server's own files in the lab directory */
     pid_t sshd;       /* its OpenSSH server (lab_ssh.c), 0 for none */
     uint64_t sshd_start;
+    /* A server with namespaces of its own (lab_server_boot): PID 1 of its
+     * PID namespace, which holds them all (0: none; as our namespace sees
+     * it, like every PID here). */
+    pid_t init;
+    uint64_t init_start;
     /* a client host c1..cN: its end of the management network */
     char mgmt_if[16], mgmt_port[16], mgmt_addr[24];
 };
@@ -376,11 +382,32 @@ unsigned lab_freeze_all_in(const char *netns);
 int lab_xfs_power_cut(const char *path, char *err, size_t errlen);
 int lab_image_let_go(const char *img, char *err, size_t errlen);
 
-/* In the child that starts a server's first process, inside the host's
- * network namespace: a mount namespace of its own, in which nothing
- * mounted reaches ours or the other way, and a UTS namespace whose
- * hostname is the host's name.  0 or errno. */
-int lab_server_namespaces(const struct lab_host *h);
+/* A server as a machine of its own: in host h's network namespace, a
+ * mount namespace in which nothing mounted reaches ours or the other way,
+ * a UTS namespace whose hostname is the host's name, and a PID namespace
+ * whose PID 1 is `faultline lab init` (lab_init_main).  setup(ctx) runs
+ * first in the mount namespace (the server's private mounts); then /run/sshd
+ * is made (sshd's privilege separation directory, on a /run of the
+ * server's own too) and /proc mounted for the PID namespace, so that what
+ * runs there (the server's daemons, its sshd and every ssh session) sees
+ * the server's processes only.  The init holds the namespaces while no
+ * daemon runs, and reaps what is left to it; it is recorded ("init HOST PID
+ * START") and goes with the server's other processes at a power cut and
+ * at `lab down`.  0, or -1 with err. */
+int lab_server_boot(struct lab_host *h, int (*setup)(void *ctx), void *ctx, int fd, char *err,
+                    size_t errlen);
+
+/* Whether server h's init runs (its namespaces can be joined). */
+bool lab_server_up(const struct lab_host *h);
+
+/* Where a process of server h runs: its init's namespaces (proc.h). */
+void lab_server_place(const struct lab_host *h, struct proc_place *at);
+
+/* `faultline lab init`: PID 1 of a lab server's PID namespace.  Reaps
+ * whatever is left to it and never exits (a SIGKILL from outside the
+ * namespace ends it, and the server with it).  Refuses to run as anything
+ * but PID 1.  The exit status. */
+int lab_init_main(void);
 
 /* In that child, after lab_server_namespaces(): image `img` (a file
  * system image) mounted on `dir` with mount(8), which sets up the loop

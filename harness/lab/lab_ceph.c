@@ -16,14 +16,17 @@
  *               server's daemons' data), log/, run/ (admin sockets)
  *   mount       LAB_DATA_DIR/P-ceph/mnt (ceph-fuse as client.admin)
  *
- * A server's first daemon is started in a child that enters the host's
- * network namespace and unshares a mount and UTS namespace of its own with
- * the host's name as hostname: a daemon places itself in the cluster's map
- * under it (each OSD under its own CRUSH host, so that size-3 pools find
- * three hosts).  Every later daemon of that server, and the ceph CLI, joins
- * the namespaces of a live daemon of it (proc_place.join).  Daemons run in
- * the foreground (-f), so the PID recorded is theirs; `lab down` kills
- * every process of each server's network namespace by PID.
+ * A server boots as a machine of its own before its first daemon
+ * (lab_server_boot): in the host's network namespace, a mount, UTS and PID
+ * namespace of its own with the host's name as hostname (a daemon places
+ * itself in the cluster's map under it: each OSD under its own CRUSH host,
+ * so that size-3 pools find three hosts), its disk mounted and a /etc/ceph
+ * of its own that names the lab's cluster.  Every daemon of that server,
+ * its sshd, and the ceph CLI join its namespaces (proc_place.join), so a
+ * session on csN runs `ceph -s` as on a real server and sees csN's
+ * processes only.  Daemons run in the foreground (-f), so the PID recorded
+ * is theirs; `lab down` kills every process of each server's network
+ * namespace by PID.
  *
  * For faults, a server's processes are its monitor (the default, or
  * process = mon), osd, mds (cs1, cs2) and mgr (cs1), each started again by
@@ -209,17 +212,41 @@ static void disk_of(const struct lab_host *h, char *out, size_t n)
     snprintf(out, n, "%s.img", h->home);
 }
 
-/* Runs in the child of a server's first process, inside its network
- * namespace: a mount and UTS namespace of its own, named after the host,
- * with the server's disk mounted and a directory on it for each of its
- * daemons. */
+/* Where a session on a server finds the cluster, as on a real one: the
+ * lab's ceph.conf and keyring as /etc/ceph's (a /etc/ceph of the server's
+ * own), so that `ceph -s` there needs no -c. */
+static int etc_ceph(const char *dir)
+{
+    char link[256], to[256];
+    if (mount("tmpfs", "/etc/ceph", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0)
+        return errno;
+    static const char *const files[][2] = {{"ceph.conf", "ceph.conf"},
+                                           {"ceph.client.admin.keyring", "ceph.keyring"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(link, sizeof link, "/etc/ceph/%s", files[i][0]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[i][1]);
+        if (symlink(to, link) != 0)
+            return errno;
+    }
+    return 0;
+}
+
+/* Runs in the mount namespace of a server that boots (lab_server_boot):
+ * the server's disk mounted with a directory on it for each of its
+ * daemons, and its /etc/ceph. */
+struct boot_ctx {
+    const struct lab *lab;
+    const struct lab_host *h;
+};
+
 static int server_setup(void *ctx)
 {
-    const struct lab_host *h = ctx;
+    const struct boot_ctx *b = ctx;
+    const struct lab_host *h = b->h;
     char img[200], dir[256];
     disk_of(h, img, sizeof img);
-    int e = lab_server_namespaces(h);
-    if (e != 0 || (e = lab_mount_image(img, h->home)) != 0)
+    int e = lab_mount_image(img, h->home);
+    if (e != 0 || (e = etc_ceph(b->lab->dir)) != 0)
         return e;
     for (size_t k = 0; k < NDAEMONS; k++) {
         snprintf(dir, sizeof dir, "%s/%s", h->home, daemons[k].type);
@@ -252,15 +279,16 @@ static int disk_let_go(const struct lab_host *h, char *err, size_t errlen)
     return lab_image_let_go(img, err, errlen);
 }
 
-/* Where a daemon of h starts: with its running daemons, else afresh. */
-static void place_of(const struct lab_host *h, struct proc_place *at)
+/* Where a daemon of h starts: in the server as it runs, or in one booted
+ * anew when nothing of it is left (its first start, a power cut). */
+static int place_of(const struct lab *lab, struct lab_host *h, int fd, struct proc_place *at,
+                    char *err, size_t errlen)
 {
-    uint64_t start = 0;
-    pid_t with = live_daemon(h, NULL, &start);
-    if (with)
-        *at = (struct proc_place){.join = with, .join_start = start};
-    else
-        *at = (struct proc_place){.netns = h->netns, .setup = server_setup, .ctx = (void *)h};
+    struct boot_ctx b = {.lab = lab, .h = h};
+    if (!lab_server_up(h) && lab_server_boot(h, server_setup, &b, fd, err, errlen) != 0)
+        return -1;
+    lab_server_place(h, at);
+    return 0;
 }
 
 /* Starts daemon d of h in the foreground; the monitor is the host's
@@ -273,7 +301,8 @@ static int start_daemon(const struct lab *lab, struct lab_host *h, const struct 
     snprintf(log, sizeof log, "%s/log/%s.%s.out", lab->dir, d->type, id);
     char *argv[] = {(char *)d->comm, "-f", "-c", priv(lab)->conf, "-i", id, NULL};
     struct proc_place at;
-    place_of(h, &at);
+    if (place_of(lab, h, fd, &at, err, errlen) != 0)
+        return -1;
     pid_t pid;
     uint64_t start;
     if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
@@ -649,7 +678,7 @@ static int make_keyring(const struct lab *lab, char *err, size_t errlen)
 }
 
 /* The monitor map and each monitor's store. */
-static int make_monitors(const struct lab *lab, char *err, size_t errlen)
+static int make_monitors(struct lab *lab, int fd, char *err, size_t errlen)
 {
     const struct ceph_lab *c = priv(lab);
     char map[200], fsid[48];
@@ -673,21 +702,20 @@ static int make_monitors(const struct lab *lab, char *err, size_t errlen)
     argv[n] = NULL;
     if (tool(argv, err, errlen) != 0)
         return -1;
-    /* each inside its server's namespaces, where its disk is mounted */
+    /* each inside its server (booted here), where its disk is mounted */
     for (unsigned i = 1; i <= NSERVERS; i++) {
-        const struct lab_host *h = &lab->hosts[i];
+        struct lab_host *h = &lab->hosts[i];
         char *mkfs[] = {"ceph-mon", "--mkfs", "-c", (char *)c->conf, "-i", (char *)h->name,
                         "--monmap", map, "--keyring", (char *)c->keyring, NULL};
         struct proc_place at;
-        place_of(h, &at);
+        if (place_of(lab, h, fd, &at, err, errlen) != 0)
+            return -1;
         char out[2048];
         int rc = proc_run_at(&at, mkfs, out, sizeof out, 60000);
         if (rc != 0) {
             snprintf(err, errlen, "ceph-mon --mkfs -i %s failed (%d): %.600s", h->name, rc, out);
             return -1;
         }
-        if (disk_let_go(h, err, errlen) != 0)
-            return -1;
     }
     return 0;
 }
@@ -714,7 +742,7 @@ static int make_osd(const struct lab *lab, const struct lab_host *h, char *err, 
     /* in the server's namespaces (its disk, and osd/ on it: server_setup),
      * so that it reaches the monitors as the OSD will */
     struct proc_place at;
-    place_of(h, &at);
+    lab_server_place(h, &at); /* up: its monitor runs */
     char *mkfs[] = {"ceph-osd", "-c", priv(lab)->conf, "-i", id, "--mkfs", "--osd-uuid", uuid,
                     NULL};
     char out[2048];
@@ -782,7 +810,7 @@ static int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
             return -1;
     }
     if (write_conf(lab, err, errlen) != 0 || make_keyring(lab, err, errlen) != 0 ||
-        make_monitors(lab, err, errlen) != 0)
+        make_monitors(lab, fd, err, errlen) != 0)
         return -1;
     for (unsigned i = 1; i <= NSERVERS; i++)
         if (start_daemon(lab, &lab->hosts[i], daemon_of("mon"), fd, err, errlen) != 0)

@@ -11,19 +11,21 @@
  *               (its traffic leaves from the host's namespace), mounted at
  *               LAB_DATA_DIR/P-gluster/mnt-cK
  *
- * A server is started in three steps inside one child process: enter the
- * host's network namespace; unshare a mount and UTS namespace of its own
- * (glusterd keeps its identity in /var/lib/glusterd and talks to its CLI
- * through /run/glusterd.socket, so each server needs those private); mount
- * its brick (an xfs loop image, so that heal, xattrs and bit-rot behave as
- * on a real server) where only it sees it; then exec glusterd in the
- * foreground, so that the PID we record is glusterd's.  The bricks and the
- * self-heal daemon glusterd spawns live in the same namespaces; `lab down`
- * kills every process of the host's network namespace by PID, and the
- * mount namespace (with the loop device) goes with its last process.
+ * A server boots as a machine of its own (lab_server_boot): in the host's
+ * network namespace, a mount, UTS and PID namespace of its own (glusterd
+ * keeps its identity in /var/lib/glusterd and talks to its CLI through
+ * /run/glusterd.socket, so each server needs those private), its brick (an
+ * xfs loop image, so that heal, xattrs and bit-rot behave as on a real
+ * server) mounted where only it sees it; then glusterd is started there in
+ * the foreground, so that the PID we record is glusterd's.  The bricks and
+ * the self-heal daemon glusterd spawns live in the same namespaces, and so
+ * does the server's sshd: a session on gsN runs `gluster volume ...`
+ * against gsN's glusterd and sees gsN's processes only.  `lab down` kills
+ * every process of the host's network namespace by PID, and the mount
+ * namespace (with the loop device) goes with its last process.
  *
- * The gluster CLI runs in the network and mount namespaces of a live
- * glusterd (like nsenter), never against our own.
+ * The gluster CLI runs in the namespaces of a live glusterd (like
+ * nsenter), never against our own.
  *
  * For faults, a server's processes are glusterd (the default), its brick
  * (process = brick: glusterfsd) and its self-heal daemon (process = shd),
@@ -137,16 +139,15 @@ static void gluster_lay_out(struct lab *lab)
 
 /* --- one server --- */
 
-/* Runs in the child, inside the host's network namespace, before glusterd
- * is exec'd: its own mounts and hostname, and the brick.  0 or errno. */
+/* Runs in the mount namespace of a server that boots (lab_server_boot):
+ * glusterd's state, logs and socket of its own, and the brick.  0 or
+ * errno. */
 static int server_setup(void *ctx)
 {
     const struct lab_host *h = ctx;
     char src[256], img[256], brick[200];
     brick_of(h, brick, sizeof brick);
-    int e = lab_server_namespaces(h);
-    if (e != 0)
-        return e;
+    int e;
     snprintf(src, sizeof src, "%s/glusterd", h->home);
     if (mount(src, "/var/lib/glusterd", NULL, MS_BIND, NULL) != 0)
         return errno;
@@ -186,16 +187,15 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
     return 0;
 }
 
-/* Starts glusterd of h: in the mount namespace its bricks still hold, or in
- * a new one when nothing of the server is left. */
+/* Starts glusterd of h: in the server as it runs (its bricks may still
+ * run there), or in a server booted anew when nothing of it is left (a
+ * power cut). */
 static int run_glusterd(struct lab_host *h, int fd, char *err, size_t errlen)
 {
-    uint64_t start = 0;
-    pid_t keep = lab_live_in(h, "glusterfsd", &start);
-    struct proc_place at = {.netns = h->netns, .setup = server_setup, .ctx = h};
-    if (keep) {
-        at = (struct proc_place){.join = keep, .join_start = start};
-    }
+    if (!lab_server_up(h) && lab_server_boot(h, server_setup, h, fd, err, errlen) != 0)
+        return -1;
+    struct proc_place at;
+    lab_server_place(h, &at);
     char *argv[] = {"glusterd", "-N", NULL};
     if (proc_spawn_at(&at, argv, h->log, &h->pid, &h->start, err, errlen) != 0)
         return -1;

@@ -23,7 +23,7 @@ lab_pids() {
     for i in 1 2 3; do ip netns pids "$P-gluster-gs$i" 2>/dev/null || true; done
     jq -r '.hosts[0].process.pid' "$WORK/status.json"
 }
-gluster() { nsenter -t "$GS1" -n -m gluster --mode=script "$@"; }
+gluster() { nsenter -t "$GS1" -n -m -p gluster --mode=script "$@"; }
 
 start=$(date +%s)
 expect_code 0 "$FAULTLINE" lab up gluster
@@ -46,10 +46,26 @@ GS1=$(jq -r '.hosts[1].process.pid' "$S")
 for i in 1 2 3; do
     pid=$(jq -r ".hosts[$i].process.pid" "$S")
     [ "$(nsenter -t "$pid" -u hostname)" = "gs$i" ] || fail "gs$i has hostname $(nsenter -t "$pid" -u hostname)"
-    nsenter -t "$pid" -m grep -q " $LABDIR/gs$i/brick xfs " /proc/mounts || fail "no xfs brick inside gs$i"
+    nsenter -t "$pid" -m -p grep -q " $LABDIR/gs$i/brick xfs " /proc/mounts || fail "no xfs brick inside gs$i"
     nsenter -t "$pid" -m test -S /run/glusterd.socket || fail "gs$i has no private glusterd socket"
 done
 ! grep -q " $LABDIR/gs1/brick " /proc/mounts || fail "the brick of gs1 is visible outside its server"
+# A session on each server, over ssh as on a real server (the lab's keys
+# from lab status): the storage's own CLI reaches that server's glusterd,
+# and the session sees that server's processes only.
+for i in 1 2 3; do
+    lab_ssh "$S" gs$i gluster --mode=script volume info "$VOL" > "$WORK/session" 2>&1 ||
+        { cat "$WORK/session" >&2; fail "gluster volume info in a session on gs$i"; }
+    contains "$WORK/session" "Volume Name: $VOL"
+    lab_ssh "$S" gs$i 'hostname; ps -e -o pid=,comm=' > "$WORK/session" 2>&1 ||
+        { cat "$WORK/session" >&2; fail "no ps in a session on gs$i"; }
+    [ "$(head -n 1 "$WORK/session")" = gs$i ] || fail "a session on gs$i runs on $(head -n 1 "$WORK/session")"
+    [ "$(awk '$2 == "glusterd"' "$WORK/session" | wc -l)" = 1 ] ||
+        fail "a session on gs$i sees $(awk '$2 == "glusterd"' "$WORK/session" | wc -l) glusterd processes, its own only expected: $(cat "$WORK/session")"
+    awk '$1 == 1 { print $2 }' "$WORK/session" | grep -qx faultline || fail "PID 1 of gs$i is not the lab's init"
+    others=$(sed 1d "$WORK/session" | awk '$2 !~ /^(faultline|glusterd|glusterfsd|glusterfs|sshd|bash|sh|ps)$/')
+    [ -z "$others" ] || fail "a session on gs$i sees processes that are not the server's: $others"
+done
 grep -q " $MNT fuse.glusterfs " /proc/mounts || fail "the volume is not FUSE-mounted at $MNT"
 gluster volume info "$VOL" > "$WORK/info"
 contains "$WORK/info" "Number of Bricks: 1 x 3 = 3"
