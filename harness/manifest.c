@@ -316,10 +316,8 @@ struct manifest *manifest_gather(const struct manifest_from *from)
     }
     if (sc->lab)
         snprintf(m->lab_kind, sizeof m->lab_kind, "%s", sc->lab->name);
-    if (lab && lab->kind->describe) {
-        lab->kind->describe(lab, &m->lab_about, &m->lab_options);
-        m->lab_described = true;
-    }
+    if (lab)
+        m->lab_described = lab_describe(lab, &m->lab_about, &m->lab_options);
     hosts(m, from, lab);
     free(loaded);
     m->gather_s = (double)(mono_ns() - began) / 1e9;
