@@ -318,6 +318,13 @@ struct manifest *manifest_gather(const struct manifest_from *from)
         snprintf(m->lab_kind, sizeof m->lab_kind, "%s", sc->lab->name);
     if (lab)
         m->lab_described = lab_describe(lab, &m->lab_about, &m->lab_options);
+    const struct storage *cl = from->cluster;
+    if (cl) {
+        snprintf(m->cluster_kind, sizeof m->cluster_kind, "%s", cl->kind->name);
+        snprintf(m->cluster_via, sizeof m->cluster_via, "%s", cl->where);
+        if (cl->kind->describe)
+            cl->kind->describe(cl, &m->cluster_about, &m->cluster_options);
+    }
     hosts(m, from, lab);
     free(loaded);
     m->gather_s = (double)(mono_ns() - began) / 1e9;

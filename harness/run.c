@@ -732,7 +732,8 @@ static int run_workload(struct run *r)
     rep.resources = r->res;
     struct manifest *man = manifest_gather(&(struct manifest_from){
         .dir = r->dir, .sc = sc, .seed = r->base.seed, .be = manifest_backend(crew),
-        .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents});
+        .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents,
+        .cluster = r->have_lab || !r->have_storage ? NULL : &r->storage});
     rep.manifest = man;
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {
