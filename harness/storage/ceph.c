@@ -9,8 +9,9 @@
  * Describe: the cluster's version; a lab says the rest from what it built
  * (lab_ceph.c), a real cluster from its maps: its filesystems (`ceph fs ls`),
  * its pools with size, min_size and placement groups (`ceph osd pool ls
- * detail`), and the timers its outages hang on, as the monitor that
- * answers runs with them (`ceph config show mon.ID`).
+ * detail`), and the timers its outages hang on, as a monitor of the
+ * quorum runs with them (`ceph config show-with-defaults mon.ID`): five
+ * questions, each a start of the ceph CLI on the via host.
  *
  * Happened: the monitors' cluster log gives path events: an MDS given rank
  * 0 (mds-assigned) and active (mds-active), an OSD that met a bad copy of
@@ -457,10 +458,11 @@ static void note_line(void *ctx, const char *mon, const char *line)
 }
 
 /* The filesystem an MDS line names ("... assigned to filesystem NAME as
- * rank 0", "... active in filesystem NAME as rank 0"), else the storage's. */
+ * rank 0", "... active in filesystem NAME as rank 0"), else the storage's
+ * (a replacement's line names none). */
 static void fs_of(const struct storage *st, const struct mds_line *m, char *out, size_t n)
 {
-    snprintf(out, n, "%.31s", m->fs[0] ? m->fs : st->volume);
+    snprintf(out, n, "%.31s", m->fs[0] ? m->fs : st->volume[0] ? st->volume : "the filesystem");
 }
 
 static void happened(const struct storage *st, uint64_t from_wall_ns, storage_saw_fn fn,
@@ -604,17 +606,22 @@ static void describe(const struct storage *st, struct kv_list *about, struct kv_
     }
     char who[80];
     snprintf(who, sizeof who, "mon.%.*s", (int)strcspn(v.quorum_names, ","), v.quorum_names);
-    for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
-        char *show[] = {"ceph", "--connect-timeout", timeout, "config", "show", who,
-                        (char *)timers[i], NULL};
-        if (st->cli(st, show, line, sizeof line, QUESTION_MS) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            kv_add(options, timers[i], "%s", line);
-        } else {
-            kv_add(about, "error", "ceph config show %s %s failed: %.200s", who, timers[i],
-                   line);
+    char *show[] = {"ceph", "--connect-timeout", timeout, "config", "show-with-defaults", who,
+                    "-f", "json", NULL};
+    char what[128];
+    snprintf(what, sizeof what, "ceph config show-with-defaults %s", who);
+    doc = ask_json(st, show, what, about);
+    for (size_t t = 0; doc && t < sizeof timers / sizeof timers[0]; t++) {
+        const char *value = NULL;
+        for (size_t i = 0; i < jv_len(doc) && !value; i++) {
+            const char *name = jv_str(jv_get(jv_at(doc, i), "name"));
+            if (name && strcmp(name, timers[t]) == 0)
+                value = jv_str(jv_get(jv_at(doc, i), "value"));
         }
+        if (value)
+            kv_add(options, timers[t], "%s", value);
     }
+    jv_free(doc);
 }
 
 const struct storage_kind storage_ceph = {

@@ -137,6 +137,37 @@ expect_code 0 "$FAULTLINE" lab status ceph --json
 cp "$WORK/out" "$WORK/status.json"
 json "$S" '[.ceph.mds_active, .ceph.mds_standby]' '["cs2",1]'
 
+# --- the lab as a real cluster ([cluster], no lab =): what storage/ceph.c
+# asks over ssh on cs2 (its recovery, its description), in a short run ---
+cat > "$WORK/cluster.scn" <<EOS
+[scenario]
+name = ceph-cluster
+duration = 2s
+[target]
+kind = files
+path = $MNT
+size = 1MiB
+[workload]
+class = small
+procs = 1
+[host cs2]
+ssh = $(jq -r '.hosts[2].ssh' "$S")
+ssh_identity = $(jq -r '.hosts[2].ssh_identity' "$S")
+ssh_known_hosts = $(jq -r '.hosts[2].ssh_known_hosts' "$S")
+[cluster]
+kind = ceph
+via = cs2
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/cluster.scn" --out "$WORK/cluster" -q
+R=$WORK/cluster/report.json
+json "$R" '[.manifest.target.cluster.kind, (.manifest.target.cluster.via | startswith("on cs2 (ssh root@"))]' '["ceph",true]'
+json "$R" '.manifest.target.cluster.version | test("^ceph version 1[0-9]\\.")' true
+json "$R" '.manifest.target.cluster.fs' "\"$FS (metadata pool $P-meta)\""
+json "$R" '.manifest.target.cluster.options.mds_beacon_mon_down_grace' '"10"'
+json "$R" '.manifest.target.cluster | has("error")' false
+grep -F '"event":"recover"' "$WORK/cluster/events.jsonl" | grep -qF 'HEALTH_OK, every placement group active+clean' ||
+    fail "the [cluster] run has no recover event saying the cluster is whole: $(grep -F '"event":"recover"' "$WORK/cluster/events.jsonl")"
+
 # --- lab down, with everything the servers started ---
 PIDS=$(lab_pids)
 expect_code 0 "$FAULTLINE" lab down ceph
