@@ -516,6 +516,26 @@ static int signal_one(void *ctx, const struct proc_seen *p)
     return 0;
 }
 
+/* Whether pid is PID 1 of a PID namespace below ours (a server's init):
+ * the last of its PIDs (NSpid) is 1. */
+static bool is_init(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    bool init = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            const char *last = strrchr(line, '\t');
+            init = last && last > line + 6 && strcmp(last + 1, "1") == 0;
+            break;
+        }
+    if (f)
+        fclose(f);
+    return init;
+}
+
 int lab_kill_all_in(const char *netns, char *err, size_t errlen)
 {
     for (int round = 0; round < 3; round++) { /* a dying parent may start nothing new */
@@ -523,9 +543,14 @@ int lab_kill_all_in(const char *netns, char *err, size_t errlen)
         int seen = proc_each_in_netns(netns, signal_one, &s);
         if (seen < 0)
             return 0; /* the namespace is gone, and everything in it */
-        for (unsigned i = 0; i < s.n; i++)
-            if (proc_kill(s.pid[i], s.start[i], SIGKILL, err, errlen) != 0)
-                return -1;
+        /* A server's init is waited for last: the kernel keeps a dying PID
+         * 1 until every PID of its namespace is free, and the processes we
+         * started there are ours to reap (proc_kill does). */
+        for (int inits = 0; inits < 2; inits++)
+            for (unsigned i = 0; i < s.n; i++)
+                if (is_init(s.pid[i]) == (inits == 1) &&
+                    proc_kill(s.pid[i], s.start[i], SIGKILL, err, errlen) != 0)
+                    return -1;
         if (!seen)
             break;
     }
@@ -814,9 +839,10 @@ static int down_locked(const char *path, char *err, size_t errlen)
     undo_records(r, n, "mount", undo_mount, NULL, &rc, err, errlen);
     undo_records(r, n, "pid", undo_pid, NULL, &rc, err, errlen);
     undo_records(r, n, "sshd", undo_pid, NULL, &rc, err, errlen);
-    undo_records(r, n, "init", undo_pid, NULL, &rc, err, errlen);
     undo_records(r, n, "tree", undo_agents, NULL, &rc, err, errlen);
     undo_records(r, n, "nsprocs", undo_nsprocs, NULL, &rc, err, errlen);
+    /* a server's init after the rest of it (lab_kill_all_in says why) */
+    undo_records(r, n, "init", undo_pid, NULL, &rc, err, errlen);
     char e[1024];
     struct nl_sock *sk = net_open(NULL, e, sizeof e);
     if (!sk && rc == 0) {
