@@ -257,6 +257,53 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
     return proc_spawn_at(&at, argv, log, pid, start, err, errlen);
 }
 
+/* Whether a child at `at` would live in a PID namespace other than ours
+ * (it joins a lab server's). */
+static bool joins_pid_ns(const struct proc_place *at)
+{
+    if (at->join <= 0)
+        return false;
+    char path[64];
+    struct stat theirs, ours;
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)at->join);
+    return stat(path, &theirs) == 0 && stat("/proc/self/ns/pid", &ours) == 0 &&
+           (theirs.st_ino != ours.st_ino || theirs.st_dev != ours.st_dev);
+}
+
+/* The child of `parent` (as our namespace sees both), 0 when there is none. */
+static pid_t child_of(pid_t parent)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char *end, path[300], line[128];
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        int ppid = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "PPid: %d", &ppid) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (ppid == parent)
+            found = (pid_t)pid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* What a spawned child and (in a PID namespace of its own) its
+ * intermediate tell the parent on the pipe. */
+struct spawn_said {
+    char what; /* 'F': the intermediate forked the program; 'E': an errno */
+    int value;
+};
+
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen)
 {
@@ -265,13 +312,45 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
         snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
         return -1;
     }
+    /* In a lab server's PID namespace the program is not our child but its
+     * init's, as a daemon's parent on a real server is its PID 1: an
+     * intermediate forked into the namespace forks it and leaves, so the
+     * server's init reaps it when it dies (a dying PID 1 waits until every
+     * process of its namespace is reaped, and nothing of ours could wait
+     * for one that died on its own).  The intermediate stays until we have
+     * read the program's PID (the one our namespace sees) from /proc. */
+    bool twice = joins_pid_ns(at);
+    int go[2] = {-1, -1};
+    if (twice && pipe2(go, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        close(logfd);
+        return -1;
+    }
     int pipefd[2], e = 0;
     pid_t child = fork_at(at, pipefd, &e, err, errlen);
     if (child < 0) {
         close(logfd);
+        if (twice) {
+            close(go[0]);
+            close(go[1]);
+        }
         return -1;
     }
     if (child == 0) {
+        struct spawn_said m = {.what = 'E'};
+        if (twice && !e) {
+            pid_t program = fork();
+            if (program < 0) {
+                e = errno;
+            } else if (program > 0) {
+                m.what = 'F';
+                char c;
+                if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m ||
+                    read(go[0], &c, 1) < 0)
+                    _exit(126);
+                _exit(0);
+            }
+        }
         /* Only the namespaces asked for: entering a mount namespace we do
          * not need would copy the mount table and pin mounts of others. */
         if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
@@ -283,22 +362,52 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
             execvp(argv[0], argv);
             e = errno;
         }
-        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
+        m.value = e;
+        if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m)
             _exit(126);
         _exit(127);
     }
     close(logfd);
-    ssize_t r = read(pipefd[0], &e, sizeof e); /* EOF: exec worked (close-on-exec) */
+    pid_t program = twice ? 0 : child;
+    struct spawn_said m;
+    e = 0;
+    for (;;) { /* until EOF: the program's exec (close-on-exec) and the intermediate's exit */
+        ssize_t r = read(pipefd[0], &m, sizeof m);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof m)
+            break;
+        if (m.what == 'E' && !e)
+            e = m.value;
+        if (m.what == 'F' && twice) {
+            program = child_of(child);
+            if (write(go[1], "g", 1) != 1)
+                e = errno;
+            close(go[1]);
+            go[1] = -1;
+            waitpid(child, NULL, 0);
+        }
+    }
     close(pipefd[0]);
-    if (r == (ssize_t)sizeof e) {
-        waitpid(child, NULL, 0);
+    if (twice) {
+        close(go[0]);
+        if (go[1] >= 0) { /* the intermediate never forked */
+            close(go[1]);
+            waitpid(child, NULL, 0);
+        }
+    }
+    if (!e && !program)
+        e = ESRCH;
+    if (e) {
+        if (!twice)
+            waitpid(child, NULL, 0);
         char where[96];
         snprintf(err, errlen, "cannot start %s%s: %s", argv[0], place_name(at, where, sizeof where),
                  strerror(e));
         return -1;
     }
-    *pid = child;
-    *start = proc_starttime(child);
+    *pid = program;
+    *start = proc_starttime(program);
     return 0;
 }
 
@@ -556,6 +665,22 @@ static void still_alive(pid_t pid, char *err, size_t errlen)
              "SIGKILL", (int)pid, comm, state, wchan, KILL_WAIT_MS / 1000);
 }
 
+/* Reaps pid when it is our child: it has died, but a process of many
+ * threads is reapable only once the last of them is gone, a moment after
+ * its pidfd said it died.  An unreaped child of ours in a lab server's PID
+ * namespace would also keep that namespace's dying PID 1 waiting.  Returns
+ * once reaped, or at once when it is not ours; bounded by `until`. */
+static void reap_if_ours(pid_t pid, uint64_t until)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR) || mono_ns() >= until)
+            return;
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
 {
     enum proc_state s = proc_state(pid, start);
@@ -590,9 +715,10 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
             rc = poll(&p, 1, KILL_WAIT_MS);
         while (rc < 0 && errno == EINTR);
         close(pidfd);
-        waitpid(pid, NULL, WNOHANG); /* ours: reaped */
-        if (rc == 1)
+        if (rc == 1) {
+            reap_if_ours(pid, mono_ns() + KILL_WAIT_MS * 1000000ull);
             return 0;
+        }
         still_alive(pid, err, errlen);
         return -1;
     }
@@ -601,8 +727,10 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         if (waitpid(pid, NULL, WNOHANG) == pid) /* ours: reaped, gone */
             return 0;
         s = proc_state(pid, start);
-        if (s == PROC_GONE || s == PROC_ZOMBIE) /* a zombie is dead; its parent reaps it */
+        if (s == PROC_GONE || s == PROC_ZOMBIE) { /* a zombie is dead: reaped if ours */
+            reap_if_ours(pid, until);
             return 0;
+        }
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
