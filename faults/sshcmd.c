@@ -68,12 +68,15 @@ bool sshcmd_quote(char *out, size_t n, const char *word)
     return false;
 }
 
-void sshcmd_text(const struct ssh_dest *d, const char *command, char *out, size_t n)
+bool sshcmd_text(const struct ssh_dest *d, const char *command, char *out, size_t n)
 {
     struct sshcmd c;
     sshcmd_argv(d, command, &c);
     out[0] = '\0';
     for (int i = 0; c.argv[i]; i++)
-        if (!sshcmd_quote(out, n, c.argv[i]))
-            return;
+        if (!sshcmd_quote(out, n, c.argv[i])) {
+            out[0] = '\0';
+            return false;
+        }
+    return true;
 }

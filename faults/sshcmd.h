@@ -27,8 +27,9 @@ struct sshcmd {
  * shell runs (quote it for that shell: sshcmd_quote). */
 void sshcmd_argv(const struct ssh_dest *d, const char *command, struct sshcmd *c);
 
-/* The same as one line for /bin/sh, each word quoted. */
-void sshcmd_text(const struct ssh_dest *d, const char *command, char *out, size_t n);
+/* The same as one line for /bin/sh, each word quoted.  false when it does
+ * not fit in n (out is then empty). */
+bool sshcmd_text(const struct ssh_dest *d, const char *command, char *out, size_t n);
 
 /* Appends word to out quoted for a POSIX shell ('...', a ' as '\''),
  * preceded by a blank unless out is empty.  false when it does not fit

@@ -406,11 +406,11 @@ void lab_server_place(const struct lab_host *h, struct proc_place *at);
  * but PID 1.  The exit status. */
 int lab_init_main(void);
 
-/* In that child, after lab_server_namespaces(): image `img` (a file
- * system image) mounted on `dir` with mount(8), which sets up the loop
- * device (autoclear: it is freed with the last user of the namespace, so
- * the server's disk goes with its last process, as at a power cut).  0 or
- * errno. */
+/* In a server's setup, in its mount namespace (lab_server_boot): image
+ * `img` (a file system image) mounted on `dir` with mount(8), which sets
+ * up the loop device (autoclear: it is freed with the last user of the
+ * namespace, so the server's disk goes with its last process, as at a
+ * power cut).  0 or errno. */
 int lab_mount_image(const char *img, const char *dir);
 
 /* Sleeps ms milliseconds: the kinds' bounded polling loops. */

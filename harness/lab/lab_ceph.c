@@ -52,12 +52,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
-#include "../../lib/jread.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
 #include "../storage/ceph.h"

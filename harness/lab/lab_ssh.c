@@ -300,7 +300,9 @@ bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, cha
          * server's management port. */
         struct ssh_dest sw;
         lab_ssh_of(lab, LAB_SWITCH_HOST, &sw, NULL, 0);
-        sshcmd_text(&sw, cmd, restart, n);
+        if (!sshcmd_text(&sw, cmd, restart, n)) /* none: its restart fault says so */
+            fprintf(stderr, "faultline: the restart of lab host %s through the switch's sshd "
+                    "is longer than %zu characters; it has none\n", host, n - 1);
     }
     return true;
 }

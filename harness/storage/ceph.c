@@ -18,9 +18,11 @@
  * its own on a read and repaired it from the others (read-repair), and a
  * deep scrub's bad copies (scrub-bad-copy) and count (scrub-errors).  In a
  * lab every monitor's copy of the file is read; on a real cluster the
- * monitors are asked (`ceph log last N info cluster`), and what they keep
- * is what there is: Pacific keeps the last mon_log_max_summary (50) lines
- * of each channel, later releases more.  The monitors' resets of the MDS
+ * monitors are asked (`ceph log last N info cluster`, right after the
+ * workload), and what they keep is what there is: Pacific answers from a
+ * summary of at most the last mon_log_max_summary (50) lines of each
+ * channel, which it also cuts short from time to time; later releases
+ * keep more.  The monitors' resets of the MDS
  * beacon timeouts (mds-beacons-reset) are in a monitor's own log only, not
  * in the cluster log: a lab reads them from its files, a real cluster
  * cannot say them through its CLI.
