@@ -88,8 +88,10 @@ endef
 $(eval $(call build_rules,build,))
 $(eval $(call build_rules,build/asan,$(SAN)))
 
+# A new file renamed into place, not the old one overwritten: a lab that is up runs
+# this very binary as each gluster and ceph server's init (`faultline lab init`).
 faultline: build/faultline
-	cp build/faultline $@
+	cp build/faultline $@.new && mv -f $@.new $@
 
 build/buildinfo.txt: FORCE
 	@mkdir -p build

@@ -1,5 +1,6 @@
 /* remote — the controller's side of an agent; see remote.h. */
 #include "remote.h"
+#include "sshcmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,49 +136,15 @@ static void bootstrap_script(const struct ssh_dest *d, size_t size, const char *
              dir, arch, arch, id, size, size, id, mode, tag);
 }
 
-static void add_arg(char **argv, int *argc, int max, char *arg)
-{
-    if (*argc < max - 1)
-        argv[(*argc)++] = arg;
-}
-
 /* Starts ssh with the agent's bootstrap; r->to/from/ssh filled. */
 static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *script, char *err,
                      size_t errlen)
 {
-    static char words[512];
-    char port[32], command[8192], kh[300];
+    char command[8192];
     /* The remote shell gets one word: sh -c 'SCRIPT' (SCRIPT holds no '). */
     snprintf(command, sizeof command, "%ssh -c '%s'", d->sudo ? "sudo -n " : "", script);
-    char *argv[64];
-    int argc = 0;
-    add_arg(argv, &argc, 64, "ssh");
-    add_arg(argv, &argc, 64, "-T");
-    add_arg(argv, &argc, 64, "-oBatchMode=yes");
-    add_arg(argv, &argc, 64, "-oConnectTimeout=10");
-    add_arg(argv, &argc, 64, "-oLogLevel=ERROR");
-    if (d->port) {
-        snprintf(port, sizeof port, "%llu", (unsigned long long)d->port);
-        add_arg(argv, &argc, 64, "-p");
-        add_arg(argv, &argc, 64, port);
-    }
-    if (d->identity[0]) {
-        add_arg(argv, &argc, 64, "-i");
-        add_arg(argv, &argc, 64, (char *)d->identity);
-        add_arg(argv, &argc, 64, "-oIdentitiesOnly=yes");
-    }
-    if (d->known_hosts[0]) {
-        snprintf(kh, sizeof kh, "-oUserKnownHostsFile=%s", d->known_hosts);
-        add_arg(argv, &argc, 64, kh);
-        add_arg(argv, &argc, 64, "-oStrictHostKeyChecking=yes");
-    }
-    snprintf(words, sizeof words, "%s", d->options);
-    for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t"))
-        add_arg(argv, &argc, 64, w);
-    add_arg(argv, &argc, 64, "--");
-    add_arg(argv, &argc, 64, (char *)d->dest);
-    add_arg(argv, &argc, 64, command);
-    argv[argc] = NULL;
+    struct sshcmd c;
+    sshcmd_argv(d, command, &c);
 
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
@@ -203,7 +170,7 @@ static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *scr
             dup2(log, 2);
         setpgid(0, 0); /* our SIGINT is ours; the agent hears of it through us */
         proc_child_signals();
-        execvp("ssh", argv);
+        execvp("ssh", c.argv);
         dprintf(2, "cannot run ssh: %s\n", strerror(errno));
         _exit(127);
     }

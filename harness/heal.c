@@ -30,7 +30,7 @@ static void *watch(void *arg)
     struct heal_watch *w = arg;
     while (!atomic_load(&w->stop)) {
         char err[512];
-        long pending = w->lab.kind->heal->pending(&w->lab, err, sizeof err);
+        long pending = w->st.kind->heal->pending(&w->st, err, sizeof err);
         pthread_mutex_lock(&w->mu);
         if (pending < 0)
             snprintf(w->err, sizeof w->err, "%s", err);
@@ -41,17 +41,17 @@ static void *watch(void *arg)
         if (atomic_load(&w->finishing) &&
             (pending == 0 || mono_ns() >= atomic_load(&w->deadline)))
             break;
-        unsigned ms = w->lab.kind->heal->poll_ms;
+        unsigned ms = w->st.kind->heal->poll_ms;
         struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
     }
     return NULL;
 }
 
-int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, size_t errlen)
+int heal_watch_start(struct heal_watch *w, const struct storage *st, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
-    w->lab = *lab;
+    w->st = *st;
     pthread_mutex_init(&w->mu, NULL);
     int rc = pthread_create(&w->thread, NULL, watch, w);
     if (rc != 0) {

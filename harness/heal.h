@@ -1,14 +1,15 @@
 /*
- * heal — how long a lab's replicated storage takes to be whole again after
- * each fault: the gluster volume's heal, the ceph cluster's recovery.
+ * heal — how long replicated storage takes to be whole again after each
+ * fault: the gluster volume's heal, the ceph cluster's recovery.
  *
- * With a lab whose kind heals (lab_kind.heal: gluster asks `gluster volume
- * heal VOL info summary` twice a second; ceph asks `ceph status` every 2 s,
- * as each question costs 0.4 s of CPU), a thread asks from the start of the
+ * With storage whose kind heals (storage_kind.heal, storage.h: gluster asks
+ * `gluster volume heal VOL info summary` twice a second; ceph asks `ceph
+ * status` every 2 s, as each question costs 0.4 s of CPU), a lab's or a
+ * real cluster's ([cluster]), a thread asks from the start of the
  * workload what is still pending (a question that fails counts as
  * pending).  After the workload and the sweep it goes on until nothing is
  * pending or `heal_wait` has passed.  A fault's time (heal_s, recover_s:
- * lab_heal.word) is from its clear (the server back) to the first answer
+ * storage_heal.word) is from its clear (the server back) to the first answer
  * with nothing pending that stayed so until the next fault's inject (a
  * whole answer just after the clear can be stale); a fault after which
  * the storage was never whole within the wait has none, and `expect_heal`
@@ -22,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lab/lab.h"
+#include "storage/storage.h"
 
 struct heal_sample {
     uint64_t t_ns;   /* mono_ns() of the answer */
@@ -30,7 +31,7 @@ struct heal_sample {
 };
 
 struct heal_watch {
-    struct lab lab;
+    struct storage st;
     pthread_t thread;
     bool started;
     pthread_mutex_t mu;
@@ -43,8 +44,9 @@ struct heal_watch {
     char what[512];          /* what the last answer said was pending */
 };
 
-/* Starts watching the lab's storage (its kind must heal).  0, or -1 with err. */
-int heal_watch_start(struct heal_watch *w, const struct lab *lab, char *err, size_t errlen);
+/* Starts watching the storage (its kind must heal; what st->at points to
+ * must outlive the watch).  0, or -1 with err. */
+int heal_watch_start(struct heal_watch *w, const struct storage *st, char *err, size_t errlen);
 
 /* The workload is over: waits until nothing is pending or wait_ns passed. */
 void heal_watch_finish(struct heal_watch *w, uint64_t wait_ns);

@@ -316,9 +316,14 @@ struct manifest *manifest_gather(const struct manifest_from *from)
     }
     if (sc->lab)
         snprintf(m->lab_kind, sizeof m->lab_kind, "%s", sc->lab->name);
-    if (lab && lab->kind->describe) {
-        lab->kind->describe(lab, &m->lab_about, &m->lab_options);
-        m->lab_described = true;
+    if (lab)
+        m->lab_described = lab_describe(lab, &m->lab_about, &m->lab_options);
+    const struct storage *cl = from->cluster;
+    if (cl) {
+        snprintf(m->cluster_kind, sizeof m->cluster_kind, "%s", cl->kind->name);
+        snprintf(m->cluster_via, sizeof m->cluster_via, "%s", cl->where);
+        if (cl->kind->describe)
+            cl->kind->describe(cl, &m->cluster_about, &m->cluster_options);
     }
     hosts(m, from, lab);
     free(loaded);

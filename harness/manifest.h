@@ -10,7 +10,9 @@
  *               identify: a device's model and serial, a LUN's INQUIRY data,
  *               a filesystem's type and mount options), and for a lab that
  *               describes its storage (lab_kind.describe) the volume and
- *               its options
+ *               its options; for a real cluster ([cluster]) the same,
+ *               as its storage kind asks it on the cluster's via host
+ *               (storage.h)
  *   versions    tgtd, glusterfs, libiscsi and libnl as found on this
  *               machine ("not found" when absent)
  *   scenario    the SHA-256 of the scenario file as run (DIR/scenario.scn)
@@ -57,6 +59,9 @@ struct manifest {
     char lab_kind[16];          /* "" without a lab */
     struct kv_list lab_about, lab_options; /* lab_kind.describe */
     bool lab_described;
+    char cluster_kind[16];      /* [cluster] kind, "" without one */
+    char cluster_via[192];      /* where its CLI was asked */
+    struct kv_list cluster_about, cluster_options; /* storage_kind.describe */
     char tgtd[96], glusterfs[96], libiscsi[128], libnl[64];
     char scenario_sha256[2 * SHA256_BYTES + 1]; /* "" when it could not be read */
     char scenario_error[256];
@@ -76,6 +81,7 @@ struct manifest_from {
     const char *lab_prefix;         /* ... or (verify) the prefix of sc->lab's to load, "" none */
     const struct remote_info *agents; /* the ssh hosts' agents */
     unsigned nagents;
+    const struct storage *cluster;  /* the [cluster]'s storage, or NULL */
 };
 
 /* Gathers it (allocated; NULL only when out of memory, said on stderr). */

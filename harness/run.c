@@ -149,6 +149,8 @@ struct run {
     bool events_open;
     struct lab lab;
     bool have_lab, lab_created;
+    struct storage storage; /* what the run knows of its storage: the lab's, or [cluster]'s */
+    bool have_storage;
     struct lab_place place; /* where the lab's target is, when it gives the target its place */
     bool placed;
     struct crew crew;
@@ -298,14 +300,42 @@ static int run_setup(struct run *r, char *err, size_t errlen)
     return 0;
 }
 
+/* The storage the run is against, known as a lab knows its own: the
+ * lab's, or the [cluster]'s, whose CLI is asked on its via host over ssh. */
+static void run_storage(struct run *r)
+{
+    if (r->have_lab) {
+        r->have_storage = lab_storage(&r->lab, &r->storage);
+        return;
+    }
+    const struct host_spec *via = scenario_cluster_via(&r->sc);
+    if (!via)
+        return;
+    const struct cluster_spec *c = &r->sc.cluster;
+    storage_over_ssh(&r->storage, c->kind, c->volume, via->name, &via->via);
+    r->have_storage = true;
+    say(r, "the cluster: %s%s%s, its %s CLI asked %s", c->kind->what, c->volume[0] ? " " : "",
+        c->volume, c->kind->cli, r->storage.where);
+}
+
+/* What the storage is called in messages: the lab's volume (filesystem),
+ * the [cluster]'s volume, or "the cluster". */
+static const char *storage_name(const struct run *r)
+{
+    return r->have_lab ? r->place.name : r->storage.volume[0] ? r->storage.volume : "the cluster";
+}
+
 /* The embedded lab, if the scenario asks for it; the target takes the
  * place the lab has for it.  A run over several clients uses the lab that
- * is up (`faultline run` brings it up before it starts mpirun). */
+ * is up (`faultline run` brings it up before it starts mpirun).  Then the
+ * storage the run is against (run_storage). */
 static int run_lab_up(struct run *r, char *err, size_t errlen)
 {
     const struct lab_kind *k = r->sc.lab;
-    if (!k)
+    if (!k) {
+        run_storage(r);
         return 0;
+    }
     char why[2048];
     if (r->multi) {
         char prefix[16];
@@ -337,6 +367,7 @@ static int run_lab_up(struct run *r, char *err, size_t errlen)
              r->lab_created ? "brought up" : "found up", k->name, r->lab.prefix, r->place.desc);
     events_emit(&r->events, 0, "lab-up", NULL, detail);
     r->placed = scenario_lab_places(&r->sc);
+    run_storage(r);
     return scenario_use_lab(&r->sc, &r->lab, client, err, errlen);
 }
 
@@ -349,18 +380,18 @@ static const char *target_path(const struct run *r)
     return r->sc.target.path[0] ? r->sc.target.path : NULL;
 }
 
-/* A lab that heals (a replicated volume, a cluster that recovers):
- * watched from the start. */
+/* Storage that heals (a replicated volume, a cluster that recovers), a
+ * lab's or a [cluster]'s: watched from the start. */
 static void heal_start(struct run *r)
 {
-    if (!r->have_lab || !r->lab.kind->heal || !is_rank0(r))
+    if (!r->have_storage || !r->storage.kind->heal || !is_rank0(r))
         return;
     char err[512];
-    if (heal_watch_start(&r->heal, &r->lab, err, sizeof err) == 0)
+    if (heal_watch_start(&r->heal, &r->storage, err, sizeof err) == 0)
         r->watching = true;
     else
         fprintf(stderr, "faultline: %s; %s times are not measured\n", err,
-                r->lab.kind->heal->word);
+                r->storage.kind->heal->word);
 }
 
 /* After the workload: wait for the heal (recovery), then each fault's. */
@@ -368,16 +399,16 @@ static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
 {
     if (!r->watching || r->crew.abandoned)
         return;
-    const struct lab_heal *h = r->lab.kind->heal;
+    const struct storage_heal *h = r->storage.kind->heal;
     say(r, "waiting (at most %.0f s) for %s to %s", (double)r->sc.heal_wait_ns / 1e9,
-        r->place.name, h->word);
+        storage_name(r), h->word);
     heal_watch_finish(&r->heal, r->sc.heal_wait_ns);
     char detail[1024], last[700];
     if (heal_watch_healed(&r->heal)) {
-        snprintf(detail, sizeof detail, "%s is whole: %s", r->place.name, h->whole);
+        snprintf(detail, sizeof detail, "%s is whole: %s", storage_name(r), h->whole);
     } else {
         heal_watch_last(&r->heal, last, sizeof last);
-        snprintf(detail, sizeof detail, "%.200s did not %s within heal_wait (%s)", r->place.name,
+        snprintf(detail, sizeof detail, "%.200s did not %s within heal_wait (%s)", storage_name(r),
                  h->word, last);
         say(r, "%s", detail);
     }
@@ -629,8 +660,9 @@ static int finish_rank(struct run *r)
     return code;
 }
 
-/* What the lab's servers logged during the run (lab_kind.happened) joins
- * the timeline as path events, at the times they logged it. */
+/* What the storage's servers logged during the run (storage_kind.happened:
+ * a lab's or a [cluster]'s) joins the timeline as path events, at the
+ * times they logged it. */
 struct saw_ctx {
     struct event_log *log;
     int64_t t0_wall_ns;
@@ -649,11 +681,11 @@ static void saw(void *ctx, uint64_t wall_ns, const char *event, const char *wher
 
 static void lab_happenings(struct run *r)
 {
-    if (!r->have_lab || !r->lab.kind->happened || !r->events.t0_known)
+    if (!r->have_storage || !r->storage.kind->happened || !r->events.t0_known)
         return;
     uint64_t t0_wall = wall_ns() - (mono_ns() - r->events.t0);
     struct saw_ctx c = {.log = &r->events, .t0_wall_ns = (int64_t)t0_wall};
-    r->lab.kind->happened(&r->lab, t0_wall, saw, &c);
+    r->storage.kind->happened(&r->storage, t0_wall, saw, &c);
 }
 
 /* The workload with its faults, the sweep, the analysis, the reports. */
@@ -714,7 +746,8 @@ static int run_workload(struct run *r)
     rep.resources = r->res;
     struct manifest *man = manifest_gather(&(struct manifest_from){
         .dir = r->dir, .sc = sc, .seed = r->base.seed, .be = manifest_backend(crew),
-        .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents});
+        .lab = r->have_lab ? &r->lab : NULL, .agents = rep.agents, .nagents = rep.nagents,
+        .cluster = r->have_lab || !r->have_storage ? NULL : &r->storage});
     rep.manifest = man;
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {

@@ -48,7 +48,8 @@ static const struct key_def scenario_keys[] = {
     {"warmup", KEY_DURATION, "1s", NULL, F(warmup_ns), 0, AT_MOST_A_DAY,
      "the start of the workload left out of the baseline throughput", 0},
     {"heal_wait", KEY_DURATION, "60s", NULL, F(heal_wait_ns), 0, AT_MOST_A_DAY,
-     "lab = gluster or ceph: after the workload, wait at most this long for the volume to have "
+     "lab = gluster or ceph, or a [cluster]: after the workload, wait at most this long for the "
+     "volume to have "
      "nothing left to heal (heal_s of each fault, expect_heal), the ceph cluster to recover "
      "(recover_s, expect_recover)", 0},
     {"hung_after", KEY_DURATION, "10s", NULL, F(hung_after_ns), 10000000ull, AT_MOST_A_DAY,
@@ -171,12 +172,27 @@ static const struct key_def host_keys[] = {
      "switch-down, bandwidth direction = in run there)", 0},
 };
 
+static const struct key_def cluster_keys[] = {
+    {"kind", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, kind_name), 0, 0,
+     "gluster or ceph: the real storage the run is against (required); the run then measures "
+     "each fault's heal_s (gluster) or recover_s (ceph), waits heal_wait for it after the "
+     "workload, describes the storage and its options in the manifest and (ceph) reports the "
+     "monitors' MDS and OSD events, as with a lab", 0},
+    {"volume", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, volume), 0, 0,
+     "gluster: the volume (required); ceph: the CephFS filesystem (default: the cluster's)", 0},
+    {"via", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, via), 0, 0,
+     "the [host NAME] (with ssh) on which the storage's own CLI is asked, as an operator there "
+     "would type it (through sudo -n with sudo = yes): a server of the cluster (required)", 0},
+};
+
 /* --- the sections, and every table of keys each may hold --- */
 
-enum section_type { S_SCENARIO, S_TARGET, S_WORKLOAD, S_LAB, S_EXPECT, S_FAULT, S_HOST, S_COUNT };
+enum section_type {
+    S_SCENARIO, S_TARGET, S_WORKLOAD, S_LAB, S_EXPECT, S_FAULT, S_HOST, S_CLUSTER, S_COUNT
+};
 
 static const char *const section_names[S_COUNT] = {"scenario", "target", "workload", "lab",
-                                                   "expect",   "fault",  "host"};
+                                                   "expect",   "fault",  "host",     "cluster"};
 
 static int section_of(const char *type)
 {
@@ -202,6 +218,8 @@ static struct key_table general_keys(int section)
         return (struct key_table)KEY_TABLE(fault_keys);
     case S_HOST:
         return (struct key_table)KEY_TABLE(host_keys);
+    case S_CLUSTER:
+        return (struct key_table)KEY_TABLE(cluster_keys);
     }
     return (struct key_table){NULL, 0};
 }
@@ -482,7 +500,9 @@ static struct scenario scratch;
 /* The block of memory a general key of a section fills. */
 static void *general_base(struct scenario *sc, int section)
 {
-    return section == S_LAB ? (void *)&sc->lab_opts : (void *)sc;
+    return section == S_LAB ? (void *)&sc->lab_opts
+           : section == S_CLUSTER ? (void *)&sc->cluster
+                                  : (void *)sc;
 }
 
 /* [scenario], [target], [workload], [lab]: the general keys now, a kind's
@@ -760,7 +780,7 @@ static int check_section(const struct ini *ini, size_t i, int *type, char *err, 
     *type = section_of(s->type);
     if (*type < 0) {
         snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, lab, "
-                 "expect, fault NAME, host NAME)", ini->file, s->line, s->type);
+                 "expect, fault NAME, host NAME, cluster)", ini->file, s->line, s->type);
         return -1;
     }
     bool named = *type == S_FAULT || *type == S_HOST;
@@ -1089,6 +1109,68 @@ static void check_faults(const struct scenario *sc, const char *file, struct err
     }
 }
 
+/* [cluster]: a kind of storage known, what it needs, and a way to ask it:
+ * a [host] reached over ssh.  Not with a lab, which knows its own storage
+ * (lab = gluster is the cluster the run is against). */
+static int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n)
+{
+    struct cluster_spec *c = &sc->cluster;
+    for (size_t i = 0; i < ini->n && !c->line; i++)
+        if (strcmp(ini->sections[i].type, "cluster") == 0)
+            c->line = ini->sections[i].line;
+    if (!c->line)
+        return 0;
+    const char *file = ini->file;
+    if (sc->lab) {
+        snprintf(err, n, "%s:%d: [cluster] names a real cluster, and lab = %s (line %d) brings "
+                 "up an embedded one whose storage the run knows already: one or the other",
+                 file, c->line, sc->lab->name, line_of(ini, "scenario", "lab"));
+        return -1;
+    }
+    if (!c->kind_name[0]) {
+        snprintf(err, n, "%s:%d: [cluster] needs kind (%s)", file, c->line, storage_kinds());
+        return -1;
+    }
+    if (!(c->kind = storage_kind_find(c->kind_name))) {
+        snprintf(err, n, "%s:%d: kind: '%s' is not one of %s", file,
+                 line_of(ini, "cluster", "kind"), c->kind_name, storage_kinds());
+        return -1;
+    }
+    if (c->kind->needs_volume && !c->volume[0]) {
+        snprintf(err, n, "%s:%d: [cluster] kind = %s needs volume (%s, as `%s volume info` "
+                 "names it)", file, c->line, c->kind->name, c->kind->volume, c->kind->cli);
+        return -1;
+    }
+    if (!c->kind->volume && c->volume[0]) {
+        snprintf(err, n, "%s:%d: volume: kind = %s has none", file,
+                 line_of(ini, "cluster", "volume"), c->kind->name);
+        return -1;
+    }
+    if (!c->via[0]) {
+        snprintf(err, n, "%s:%d: [cluster] needs via = the [host NAME] (with ssh) on which %s is "
+                 "asked", file, c->line, c->kind->cli);
+        return -1;
+    }
+    const struct host_spec *h = scenario_cluster_via(sc);
+    if (!h || !h->ssh[0]) {
+        snprintf(err, n, "%s:%d: via: '%s' is not a [host] of this scenario with ssh = "
+                 "[USER@]ADDRESS[:PORT] (%s is asked there, over ssh)", file,
+                 line_of(ini, "cluster", "via"), c->via, c->kind->cli);
+        return -1;
+    }
+    return 0;
+}
+
+const struct host_spec *scenario_cluster_via(const struct scenario *sc)
+{
+    if (!sc->cluster.line)
+        return NULL;
+    for (unsigned i = 0; i < sc->nhosts; i++)
+        if (strcmp(sc->hosts[i].name, sc->cluster.via) == 0)
+            return &sc->hosts[i];
+    return NULL;
+}
+
 /* Name of the scenario from its file: basename without ".scn". */
 static void name_from_file(const char *file, char *out, size_t n)
 {
@@ -1142,6 +1224,8 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
             note(&errs, one);
         check_workload(sc, &ini, &errs);
         check_faults(sc, file, &errs);
+        if (check_cluster(sc, &ini, one, sizeof one) != 0)
+            note(&errs, one);
     }
     free(b);
     ini_free(&ini);

@@ -20,6 +20,7 @@
  *   [fault N]   action, host, at, the action's own keys, expect_* keys
  *   [host N]    netns, interface, switch_port, address; ssh, ssh_identity, ...,
  *               lease, restart, switch (hosts outside the lab, also over ssh)
+ *   [cluster]   kind, volume, via (the real storage the scenario runs against)
  */
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H
@@ -34,8 +35,21 @@
 #include "../workloads/backend.h"
 #include "../workloads/engine.h"
 #include "lab/lab.h"
+#include "storage/storage.h"
 
 #define FL_MAX_EXPECTS 128
+
+/* [cluster]: the real storage a scenario runs against, known as a lab
+ * knows its own (storage.h): heal_s or recover_s of each fault, the heal
+ * or recover event, the manifest's description and options, and (ceph)
+ * the monitors' events, asked of the storage's own CLI on its `via` host. */
+struct cluster_spec {
+    int line;                        /* of the section; 0: no [cluster] */
+    char kind_name[16];              /* kind, as written */
+    const struct storage_kind *kind; /* of kind_name */
+    char volume[128];                /* gluster: the volume; ceph: the filesystem ("" any) */
+    char via[32];                    /* a [host NAME] with ssh */
+};
 
 struct scenario {
     char file[PATH_MAX];
@@ -50,6 +64,7 @@ struct scenario {
     unsigned nfaults;
     struct host_spec hosts[FL_MAX_HOSTS];    /* [host NAME] */
     unsigned nhosts;
+    struct cluster_spec cluster;             /* [cluster] */
     uint64_t duration_ns;
     uint64_t seed;
     bool seed_given;
@@ -95,6 +110,9 @@ bool scenario_lab_places(const struct scenario *sc);
  * 0, or -1 with err. */
 int scenario_use_lab(struct scenario *sc, const struct lab *lab, unsigned client, char *err,
                      size_t errlen);
+
+/* The [host] that [cluster] via names (NULL: no [cluster]). */
+const struct host_spec *scenario_cluster_via(const struct scenario *sc);
 
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);

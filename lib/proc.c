@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -94,9 +95,13 @@ enum proc_state proc_state(pid_t pid, uint64_t start)
 
 /* The namespace files a child enters, opened in the parent: nsfd[0] the
  * network namespace, nsfd[1] the mount namespace, nsfd[2] the UTS
- * namespace (-1: stay).  The hostname matters to what runs there: a
- * daemon may name itself after it in its cluster. */
-#define PLACE_NS 3
+ * namespace, nsfd[3] the PID namespace (-1: stay).  The hostname matters to
+ * what runs there: a daemon may name itself after it in its cluster.  The
+ * PID namespace too: a server's mount namespace may have /proc mounted for
+ * its own PID namespace, where a process from outside it would find no
+ * /proc/self. */
+#define PLACE_NS 4
+#define PLACE_PID 3
 
 static void close_place(int nsfd[PLACE_NS])
 {
@@ -108,14 +113,14 @@ static void close_place(int nsfd[PLACE_NS])
 static int open_place(const struct proc_place *at, int nsfd[PLACE_NS], char *err,
                       size_t errlen)
 {
-    nsfd[0] = nsfd[1] = nsfd[2] = -1;
+    nsfd[0] = nsfd[1] = nsfd[2] = nsfd[3] = -1;
     if (at->join > 0) {
         if (proc_state(at->join, at->join_start) == PROC_GONE) {
             snprintf(err, errlen, "process %d is gone: its namespaces cannot be entered",
                      (int)at->join);
             return -1;
         }
-        static const char *const kinds[PLACE_NS] = {"net", "mnt", "uts"};
+        static const char *const kinds[PLACE_NS] = {"net", "mnt", "uts", "pid"};
         for (int i = 0; i < PLACE_NS; i++) {
             char path[64];
             snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)at->join, kinds[i]);
@@ -125,12 +130,53 @@ static int open_place(const struct proc_place *at, int nsfd[PLACE_NS], char *err
                 return -1;
             }
         }
+        /* Its PID namespace only when it is not ours. */
+        struct stat theirs, ours;
+        if (fstat(nsfd[PLACE_PID], &theirs) == 0 && stat("/proc/self/ns/pid", &ours) == 0 &&
+            theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev) {
+            close(nsfd[PLACE_PID]);
+            nsfd[PLACE_PID] = -1;
+        }
         return 0;
     }
     if (at->netns && *at->netns && strcmp(at->netns, "-") != 0 &&
         (nsfd[0] = netns_fd(at->netns, err, errlen)) < 0)
         return -1;
     return 0;
+}
+
+/* A PID namespace is entered before the child exists: setns() of one
+ * changes where this thread's next children go (pid_for_children), not
+ * the thread itself, so the child is made in it and this thread goes back
+ * to making children in its own at once (pid_restore).  The child's PID,
+ * as fork() or clone() returns it, is the one our own namespace sees.
+ * The fd to go back with, -1 when there is nothing to enter, or -2 with
+ * err. */
+static int pid_enter(const int nsfd[PLACE_NS], char *err, size_t errlen)
+{
+    if (nsfd[PLACE_PID] < 0)
+        return -1;
+    int back = open("/proc/thread-self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+    if (back < 0 || setns(nsfd[PLACE_PID], CLONE_NEWPID) != 0) {
+        snprintf(err, errlen, "cannot enter a PID namespace for a child: %s", strerror(errno));
+        if (back >= 0)
+            close(back);
+        return -2;
+    }
+    return back;
+}
+
+static void pid_restore(int back)
+{
+    if (back < 0)
+        return;
+    /* our own namespace: always allowed (the one this thread lives in) */
+    if (setns(back, CLONE_NEWPID) != 0) {
+        dprintf(2, "faultline: cannot make children in our own PID namespace again: %s\n",
+                strerror(errno));
+        abort();
+    }
+    close(back);
 }
 
 /* In the child: enter the namespaces, then the caller's setup.  0 or errno. */
@@ -178,9 +224,17 @@ static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, c
         close_place(nsfd);
         return -1;
     }
-    pid_t child = fork();
+    int back = pid_enter(nsfd, err, errlen);
+    pid_t child = back == -2 ? -1 : fork();
+    int forked = errno;
+    if (child == 0 && back >= 0)
+        close(back); /* the child lives in that namespace now */
+    else
+        pid_restore(back);
     if (child < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+        if (back != -2)
+            snprintf(err, errlen, "fork%s: %s", nsfd[PLACE_PID] >= 0 ? " into a PID namespace" : "",
+                     strerror(forked));
         close(pipefd[0]);
         close(pipefd[1]);
         close_place(nsfd);
@@ -203,6 +257,53 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
     return proc_spawn_at(&at, argv, log, pid, start, err, errlen);
 }
 
+/* Whether a child at `at` would live in a PID namespace other than ours
+ * (it joins a lab server's). */
+static bool joins_pid_ns(const struct proc_place *at)
+{
+    if (at->join <= 0)
+        return false;
+    char path[64];
+    struct stat theirs, ours;
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)at->join);
+    return stat(path, &theirs) == 0 && stat("/proc/self/ns/pid", &ours) == 0 &&
+           (theirs.st_ino != ours.st_ino || theirs.st_dev != ours.st_dev);
+}
+
+/* The child of `parent` (as our namespace sees both), 0 when there is none. */
+static pid_t child_of(pid_t parent)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char *end, path[300], line[128];
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        int ppid = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "PPid: %d", &ppid) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (ppid == parent)
+            found = (pid_t)pid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* What a spawned child and (in a PID namespace of its own) its
+ * intermediate tell the parent on the pipe. */
+struct spawn_said {
+    char what; /* 'F': the intermediate forked the program; 'E': an errno */
+    int value;
+};
+
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen)
 {
@@ -211,13 +312,45 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
         snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
         return -1;
     }
+    /* In a lab server's PID namespace the program is not our child but its
+     * init's, as a daemon's parent on a real server is its PID 1: an
+     * intermediate forked into the namespace forks it and leaves, so the
+     * server's init reaps it when it dies (a dying PID 1 waits until every
+     * process of its namespace is reaped, and nothing of ours could wait
+     * for one that died on its own).  The intermediate stays until we have
+     * read the program's PID (the one our namespace sees) from /proc. */
+    bool twice = joins_pid_ns(at);
+    int go[2] = {-1, -1};
+    if (twice && pipe2(go, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        close(logfd);
+        return -1;
+    }
     int pipefd[2], e = 0;
     pid_t child = fork_at(at, pipefd, &e, err, errlen);
     if (child < 0) {
         close(logfd);
+        if (twice) {
+            close(go[0]);
+            close(go[1]);
+        }
         return -1;
     }
     if (child == 0) {
+        struct spawn_said m = {.what = 'E'};
+        if (twice && !e) {
+            pid_t program = fork();
+            if (program < 0) {
+                e = errno;
+            } else if (program > 0) {
+                m.what = 'F';
+                char c;
+                if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m ||
+                    read(go[0], &c, 1) < 0)
+                    _exit(126);
+                _exit(0);
+            }
+        }
         /* Only the namespaces asked for: entering a mount namespace we do
          * not need would copy the mount table and pin mounts of others. */
         if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
@@ -229,22 +362,138 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
             execvp(argv[0], argv);
             e = errno;
         }
-        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
+        m.value = e;
+        if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m)
             _exit(126);
         _exit(127);
     }
     close(logfd);
-    ssize_t r = read(pipefd[0], &e, sizeof e); /* EOF: exec worked (close-on-exec) */
+    pid_t program = twice ? 0 : child;
+    struct spawn_said m;
+    e = 0;
+    for (;;) { /* until EOF: the program's exec (close-on-exec) and the intermediate's exit */
+        ssize_t r = read(pipefd[0], &m, sizeof m);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof m)
+            break;
+        if (m.what == 'E' && !e)
+            e = m.value;
+        if (m.what == 'F' && twice) {
+            program = child_of(child);
+            if (write(go[1], "g", 1) != 1)
+                e = errno;
+            close(go[1]);
+            go[1] = -1;
+            waitpid(child, NULL, 0);
+        }
+    }
     close(pipefd[0]);
-    if (r == (ssize_t)sizeof e) {
-        waitpid(child, NULL, 0);
+    if (twice) {
+        close(go[0]);
+        if (go[1] >= 0) { /* the intermediate never forked */
+            close(go[1]);
+            waitpid(child, NULL, 0);
+        }
+    }
+    if (!e && !program)
+        e = ESRCH;
+    if (e) {
+        if (!twice)
+            waitpid(child, NULL, 0);
         char where[96];
         snprintf(err, errlen, "cannot start %s%s: %s", argv[0], place_name(at, where, sizeof where),
                  strerror(e));
         return -1;
     }
-    *pid = child;
-    *start = proc_starttime(child);
+    *pid = program;
+    *start = proc_starttime(program);
+    return 0;
+}
+
+/* What proc_start_init's child and grandchild tell the parent, in
+ * records on one pipe that closes when both are done (the grandchild's
+ * end at its exec). */
+struct init_said {
+    char what; /* 'P': the init's PID (as we see it), 'E': an errno at step `step` */
+    int value;
+    char step[24];
+};
+
+static void init_say(int fd, char what, int value, const char *step)
+{
+    struct init_said m = {.what = what, .value = value};
+    snprintf(m.step, sizeof m.step, "%s", step);
+    if (write(fd, &m, sizeof m) != (ssize_t)sizeof m)
+        _exit(126);
+}
+
+int proc_start_init(const struct proc_place *at, char *const argv[], pid_t *pid,
+                    uint64_t *start, char *err, size_t errlen)
+{
+    int pipefd[2], e = 0;
+    pid_t child = fork_at(at, pipefd, &e, err, errlen);
+    if (child < 0)
+        return -1;
+    if (child == 0) {
+        if (e)
+            init_say(pipefd[1], 'E', e, "enter");
+        else if (unshare(CLONE_NEWPID) != 0)
+            init_say(pipefd[1], 'E', errno, "unshare");
+        else {
+            pid_t init = fork(); /* PID 1 of the new namespace */
+            if (init == 0) {
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+                /* its own /proc, in the mount namespace the setup made;
+                 * nothing of ours stays open in it past its exec */
+                if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+                    init_say(pipefd[1], 'E', errno, "mount /proc");
+                else if (setsid() < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+                         dup2(null, 2) < 0)
+                    init_say(pipefd[1], 'E', errno, "stdio");
+                else {
+                    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+                    execv(argv[0], argv);
+                    init_say(pipefd[1], 'E', errno, "exec");
+                }
+                _exit(127);
+            }
+            if (init < 0)
+                init_say(pipefd[1], 'E', errno, "fork");
+            else
+                init_say(pipefd[1], 'P', (int)init, "");
+        }
+        _exit(0);
+    }
+    struct init_said m;
+    pid_t init = 0;
+    char why[160] = "";
+    for (;;) {
+        ssize_t n = read(pipefd[0], &m, sizeof m);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof m)
+            break;
+        if (m.what == 'P')
+            init = (pid_t)m.value;
+        else if (!why[0])
+            snprintf(why, sizeof why, "%s: %s", m.step, strerror(m.value));
+    }
+    close(pipefd[0]);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+    char where[96];
+    if (!why[0] && !init)
+        snprintf(why, sizeof why, "its parent died");
+    if (why[0]) {
+        snprintf(err, errlen, "cannot start %s as the init of a new PID namespace%s: %s",
+                 argv[0], place_name(at, where, sizeof where), why);
+        if (init)
+            kill(init, SIGKILL);
+        return -1;
+    }
+    *pid = init;
+    *start = proc_starttime(init);
     return 0;
 }
 
@@ -322,9 +571,16 @@ int proc_call_at_shared(const struct proc_place *at,
         close_place(s.nsfd);
         return -1;
     }
+    int back = pid_enter(s.nsfd, err, errlen);
+    if (back == -2) {
+        munmap(stack, size);
+        close_place(s.nsfd);
+        return -1;
+    }
     pid_t child = clone(shared_child, stack + size, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD,
                         &s);
     int e = errno, status = 0;
+    pid_restore(back);
     if (child > 0)
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
             ;
@@ -409,6 +665,22 @@ static void still_alive(pid_t pid, char *err, size_t errlen)
              "SIGKILL", (int)pid, comm, state, wchan, KILL_WAIT_MS / 1000);
 }
 
+/* Reaps pid when it is our child: it has died, but a process of many
+ * threads is reapable only once the last of them is gone, a moment after
+ * its pidfd said it died.  An unreaped child of ours in a lab server's PID
+ * namespace would also keep that namespace's dying PID 1 waiting.  Returns
+ * once reaped, or at once when it is not ours; bounded by `until`. */
+static void reap_if_ours(pid_t pid, uint64_t until)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR) || mono_ns() >= until)
+            return;
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
 {
     enum proc_state s = proc_state(pid, start);
@@ -443,9 +715,10 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
             rc = poll(&p, 1, KILL_WAIT_MS);
         while (rc < 0 && errno == EINTR);
         close(pidfd);
-        waitpid(pid, NULL, WNOHANG); /* ours: reaped */
-        if (rc == 1)
+        if (rc == 1) {
+            reap_if_ours(pid, mono_ns() + KILL_WAIT_MS * 1000000ull);
             return 0;
+        }
         still_alive(pid, err, errlen);
         return -1;
     }
@@ -454,8 +727,10 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
         if (waitpid(pid, NULL, WNOHANG) == pid) /* ours: reaped, gone */
             return 0;
         s = proc_state(pid, start);
-        if (s == PROC_GONE || s == PROC_ZOMBIE) /* a zombie is dead; its parent reaps it */
+        if (s == PROC_GONE || s == PROC_ZOMBIE) { /* a zombie is dead: reaped if ours */
+            reap_if_ours(pid, until);
             return 0;
+        }
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

@@ -40,9 +40,10 @@ int proc_spawn(const char *netns, char *const argv[], const char *log, pid_t *pi
                uint64_t *start, char *err, size_t errlen);
 
 /* Where a child runs.  netns: enter this network namespace only; or join:
- * enter the network, mount *and* UTS namespaces of that process (a lab
- * server with private mounts and a hostname of its own), checked against
- * join_start.  Then setup(ctx), if
+ * enter the network, mount, UTS *and* PID namespaces of that process (a
+ * lab server with private mounts, a hostname and processes of its own),
+ * checked against join_start; the child's PID is still the one our
+ * namespace sees.  Then setup(ctx), if
  * any, runs in the child before exec (unshare, mounts); it returns 0 or an
  * errno. */
 struct proc_place {
@@ -78,6 +79,17 @@ int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, si
 int proc_call_at_shared(const struct proc_place *at,
                         int (*fn)(void *ctx, char *err, size_t errlen), void *ctx, char *err,
                         size_t errlen);
+
+/* Starts the init of a new PID namespace at a place: a child enters `at`
+ * (its setup must unshare a mount namespace of its own: the new
+ * namespace's /proc is mounted there), unshares a PID namespace and forks
+ * its first process, PID 1 there, which mounts /proc for it and execs
+ * argv (argv[0] a path: an init that reaps what is left to it and never
+ * exits, since every process of a PID namespace dies with its PID 1).
+ * *pid and *start: the init as our namespace sees it.  A process joins the
+ * namespace with proc_place.join.  0, or -1 with err. */
+int proc_start_init(const struct proc_place *at, char *const argv[], pid_t *pid,
+                    uint64_t *start, char *err, size_t errlen);
 
 /* proc_run() at a place. */
 int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,

@@ -138,6 +138,16 @@ iscsi_lab_up() {
     expect_code 0 "$FAULTLINE" lab status iscsi --json
     cp "$WORK/out" "$WORK/lab.json"
 }
+# lab_ssh STATUS_JSON HOST CMD...: runs CMD in a session on lab host HOST, as
+# `lab status --json` (in STATUS_JSON) says to reach it: ssh, key, known_hosts.
+lab_ssh() {
+    _st=$1 _h=$2
+    shift 2
+    ssh -T -oBatchMode=yes -oConnectTimeout=10 -oLogLevel=ERROR \
+        -i "$(jq -r --arg h "$_h" '.hosts[] | select(.name == $h) | .ssh_identity' "$_st")" \
+        -oUserKnownHostsFile="$(jq -r --arg h "$_h" '.hosts[] | select(.name == $h) | .ssh_known_hosts' "$_st")" \
+        -oStrictHostKeyChecking=yes "$(jq -r --arg h "$_h" '.hosts[] | select(.name == $h) | .ssh' "$_st")" "$@"
+}
 # lab_host HOST FIELD: a field of a host of the lab in $WORK/lab.json.
 lab_host() { jq -r --arg h "$1" ".hosts[] | select(.name == \$h) | .$2" "$WORK/lab.json"; }
 # lab_nothing_left KIND: nothing of lab KIND with prefix $P exists any more:

@@ -138,15 +138,89 @@ int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen)
     return 0;
 }
 
-int lab_server_namespaces(const struct lab_host *h)
+/* --- a server as a machine of its own --- */
+
+struct boot {
+    const struct lab_host *h;
+    int (*setup)(void *ctx);
+    void *ctx;
+};
+
+/* In the child that becomes the server, inside its network namespace:
+ * its mount and UTS namespaces, the kind's own mounts, sshd's directory
+ * (the PID namespace is proc_start_init's). */
+static int boot_setup(void *ctx)
 {
+    const struct boot *b = ctx;
     if (unshare(CLONE_NEWNS | CLONE_NEWUTS) != 0)
         return errno;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return errno;
-    if (sethostname(h->name, strlen(h->name)) != 0)
+    if (sethostname(b->h->name, strlen(b->h->name)) != 0)
         return errno;
-    return 0;
+    int e = b->setup ? b->setup(b->ctx) : 0;
+    if (e == 0 && mkdir("/run/sshd", 0755) != 0 && errno != EEXIST)
+        e = errno;
+    return e;
+}
+
+int lab_server_boot(struct lab_host *h, int (*setup)(void *ctx), void *ctx, int fd, char *err,
+                    size_t errlen)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        snprintf(err, errlen, "cannot find our own binary (/proc/self/exe), %s's init: %s",
+                 h->name, strerror(errno));
+        return -1;
+    }
+    self[len] = '\0';
+    struct boot b = {.h = h, .setup = setup, .ctx = ctx};
+    struct proc_place at = {.netns = h->netns, .setup = boot_setup, .ctx = &b};
+    char *argv[] = {self, "lab", "init", NULL};
+    if (proc_start_init(&at, argv, &h->init, &h->init_start, err, errlen) != 0)
+        return -1;
+    return lab_rec(fd, err, errlen, "init %s %d %llu", h->name, (int)h->init,
+                   (unsigned long long)h->init_start);
+}
+
+bool lab_server_up(const struct lab_host *h)
+{
+    return h->init && proc_state(h->init, h->init_start) == PROC_RUNNING;
+}
+
+void lab_server_place(const struct lab_host *h, struct proc_place *at)
+{
+    *at = (struct proc_place){.join = h->init, .join_start = h->init_start};
+}
+
+static void init_heard(int sig)
+{
+    (void)sig;
+}
+
+int lab_init_main(void)
+{
+    if (getpid() != 1) {
+        fprintf(stderr, "faultline lab init: the init of a lab server's PID namespace runs as "
+                "PID 1 there (lab up starts it), not as process %d\n", (int)getpid());
+        return 2;
+    }
+    /* Reaps whatever the server's daemons leave to it (a killed glusterd's
+     * bricks are reparented here).  SIGCHLD is blocked but while waiting,
+     * so that none comes between a look and the wait. */
+    sigset_t chld, none;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigemptyset(&none);
+    struct sigaction sa = {.sa_handler = init_heard};
+    sigaction(SIGCHLD, &sa, NULL);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    for (;;) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        sigsuspend(&none);
+    }
 }
 
 int lab_mount_image(const char *img, const char *dir)
@@ -301,7 +375,8 @@ static void parse_record(char *line, struct record *r)
     snprintf(r->a, sizeof r->a, "%s", arg);
     r->n1 = strtoull(arg, NULL, 10);
     if (strcmp(r->key, "pid") == 0 || strcmp(r->key, "ctlport") == 0 ||
-        strcmp(r->key, "opt") == 0 || strcmp(r->key, "sshd") == 0) {
+        strcmp(r->key, "opt") == 0 || strcmp(r->key, "sshd") == 0 ||
+        strcmp(r->key, "init") == 0) {
         size_t w = strcspn(arg, " ");
         snprintf(r->b, sizeof r->b, "%.*s", (int)(w < 63 ? w : 63), arg);
         const char *rest = arg[w] ? arg + w + 1 : arg + w;
@@ -402,6 +477,9 @@ int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path
             h->start = r[i].n2;
         } else if (h && strcmp(r[i].key, "ctlport") == 0) {
             h->ctlport = (unsigned)r[i].n1;
+        } else if (h && strcmp(r[i].key, "init") == 0) {
+            h->init = (pid_t)r[i].n1;
+            h->init_start = r[i].n2;
         } else if (h && strcmp(r[i].key, "sshd") == 0) {
             h->sshd = (pid_t)r[i].n1;
             h->sshd_start = r[i].n2;
@@ -438,6 +516,26 @@ static int signal_one(void *ctx, const struct proc_seen *p)
     return 0;
 }
 
+/* Whether pid is PID 1 of a PID namespace below ours (a server's init):
+ * the last of its PIDs (NSpid) is 1. */
+static bool is_init(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    bool init = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            const char *last = strrchr(line, '\t');
+            init = last && last > line + 6 && strcmp(last + 1, "1") == 0;
+            break;
+        }
+    if (f)
+        fclose(f);
+    return init;
+}
+
 int lab_kill_all_in(const char *netns, char *err, size_t errlen)
 {
     for (int round = 0; round < 3; round++) { /* a dying parent may start nothing new */
@@ -445,9 +543,14 @@ int lab_kill_all_in(const char *netns, char *err, size_t errlen)
         int seen = proc_each_in_netns(netns, signal_one, &s);
         if (seen < 0)
             return 0; /* the namespace is gone, and everything in it */
-        for (unsigned i = 0; i < s.n; i++)
-            if (proc_kill(s.pid[i], s.start[i], SIGKILL, err, errlen) != 0)
-                return -1;
+        /* A server's init is waited for last: the kernel keeps a dying PID
+         * 1 until every PID of its namespace is free, and the processes we
+         * started there are ours to reap (proc_kill does). */
+        for (int inits = 0; inits < 2; inits++)
+            for (unsigned i = 0; i < s.n; i++)
+                if (is_init(s.pid[i]) == (inits == 1) &&
+                    proc_kill(s.pid[i], s.start[i], SIGKILL, err, errlen) != 0)
+                    return -1;
         if (!seen)
             break;
     }
@@ -738,6 +841,8 @@ static int down_locked(const char *path, char *err, size_t errlen)
     undo_records(r, n, "sshd", undo_pid, NULL, &rc, err, errlen);
     undo_records(r, n, "tree", undo_agents, NULL, &rc, err, errlen);
     undo_records(r, n, "nsprocs", undo_nsprocs, NULL, &rc, err, errlen);
+    /* a server's init after the rest of it (lab_kill_all_in says why) */
+    undo_records(r, n, "init", undo_pid, NULL, &rc, err, errlen);
     char e[1024];
     struct nl_sock *sk = net_open(NULL, e, sizeof e);
     if (!sk && rc == 0) {
@@ -915,6 +1020,10 @@ bool lab_healthy(const struct lab *lab, char *why, size_t n)
         } else if (h->pid && proc_state(h->pid, h->start) != PROC_RUNNING) {
             snprintf(why, n, "%s of %s (pid %d) is %s", h->service, h->name, (int)h->pid,
                      proc_state_name(proc_state(h->pid, h->start)));
+            ok = false;
+        } else if (h->init && !lab_server_up(h)) {
+            snprintf(why, n, "%s is down: its init (pid %d) is %s", h->name, (int)h->init,
+                     proc_state_name(proc_state(h->init, h->init_start)));
             ok = false;
         } else if (h->netns[0] && (!h->sshd || proc_state(h->sshd, h->sshd_start) == PROC_GONE)) {
             snprintf(why, n, "the sshd of %s is not running", h->name);
@@ -1131,6 +1240,79 @@ int lab_power(const struct lab *lab, const char *host, bool on, char *what, size
     }
     close(fd);
     return rc;
+}
+
+/* --- its storage --- */
+
+static int storage_cli(const struct storage *st, char *const argv[], char *out, size_t outlen,
+                       int timeout_ms)
+{
+    const struct lab *lab = st->at;
+    return lab->kind->cli(lab, argv, out, outlen, timeout_ms);
+}
+
+static void storage_logs(const struct storage *st, const char *which, storage_line_fn fn,
+                         void *ctx)
+{
+    const struct lab *lab = st->at;
+    lab->kind->logs(lab, which, fn, ctx);
+}
+
+/* A [lab] key's value as the lab was brought up with it: a duration (ns)
+ * or a count. */
+static bool storage_setting(const struct storage *st, const char *name, uint64_t *value)
+{
+    const struct lab *lab = st->at;
+    const struct key_def *k = key_find(lab->kind->keys.keys, lab->kind->keys.n, name);
+    if (!k || (k->type != KEY_DURATION && k->type != KEY_COUNT) || k->len != sizeof *value)
+        return false;
+    memcpy(value, (const unsigned char *)&lab->opts + k->off, sizeof *value);
+    return true;
+}
+
+/* "mds.cs1": the address of host cs1; the kind knows other names. */
+static void storage_address(const struct storage *st, const char *name, char *out, size_t n)
+{
+    const struct lab *lab = st->at;
+    const char *dot = strchr(name, '.');
+    const struct lab_host *h = dot ? lab_host(lab, dot + 1) : NULL;
+    out[0] = '\0';
+    if (h)
+        snprintf(out, n, "%s", h->addr);
+    else if (lab->kind->address)
+        lab->kind->address(lab, name, out, n);
+}
+
+bool lab_storage(const struct lab *lab, struct storage *st)
+{
+    memset(st, 0, sizeof *st);
+    if (!lab->kind->storage || !lab->kind->cli)
+        return false;
+    struct lab_place p;
+    lab_place_of(lab, &p);
+    st->kind = lab->kind->storage;
+    snprintf(st->volume, sizeof st->volume, "%s", p.name);
+    st->cli = storage_cli;
+    st->at = lab;
+    snprintf(st->where, sizeof st->where, "in the %s lab (prefix %s)", lab->kind->name,
+             lab->prefix);
+    st->logs = lab->kind->logs ? storage_logs : NULL;
+    st->setting = storage_setting;
+    st->address = storage_address;
+    return true;
+}
+
+bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
+{
+    if (lab->kind->describe) {
+        lab->kind->describe(lab, about, options);
+        return true;
+    }
+    struct storage st;
+    if (!lab_storage(lab, &st) || !st.kind->describe)
+        return false;
+    st.kind->describe(&st, about, options);
+    return true;
 }
 
 void lab_place_for(const struct lab *lab, unsigned client, struct lab_place *p)

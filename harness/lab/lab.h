@@ -43,6 +43,8 @@
 #include "../../lib/json.h"
 #include "../../lib/keys.h"
 #include "../../lib/kvlist.h"
+#include "../../lib/proc.h"
+#include "../storage/storage.h"
 
 #define LAB_STATE_DIR "/run/faultline/labs"
 #define LAB_DATA_DIR "/var/tmp/faultline-labs"
@@ -85,6 +87,11 @@ struct lab_host {
     char home[160];   /* the server's own files in the lab directory */
     pid_t sshd;       /* its OpenSSH server (lab_ssh.c), 0 for none */
     uint64_t sshd_start;
+    /* A server with namespaces of its own (lab_server_boot): PID 1 of its
+     * PID namespace, which holds them all (0: none; as our namespace sees
+     * it, like every PID here). */
+    pid_t init;
+    uint64_t init_start;
     /* a client host c1..cN: its end of the management network */
     char mgmt_if[16], mgmt_port[16], mgmt_addr[24];
 };
@@ -125,24 +132,7 @@ struct lab_place {
     char desc[2200];   /* for people: "portals A and B", "volume V mounted at M" */
 };
 
-/* One thing a lab's server logged, at wall_ns (Unix time, ns): a path-like
- * event of the run (events.h) named `event`, about `where`. */
-typedef void (*lab_saw_fn)(void *ctx, uint64_t wall_ns, const char *event, const char *where,
-                           const char *detail);
-
 /* A lab kind: one file, one line in the table of lab.c. */
-/* How a kind's replicated storage becomes whole again after a fault, as
- * the heal watch (heal.h) asks it. */
-struct lab_heal {
-    const char *word;  /* the metric, as the kind says it: "heal" (gluster: heal_s,
-                          expect_heal), "recover" (ceph: recover_s, expect_recover) */
-    const char *whole; /* what nothing pending means, for people */
-    unsigned poll_ms;  /* how often to ask: what a question costs decides */
-    /* What is still pending: a count (0: whole) with what in words, or -1
-     * with what saying why the question failed (that counts as pending). */
-    long (*pending)(const struct lab *lab, char *what, size_t n);
-};
-
 struct lab_kind {
     const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
     const char *summary;     /* what it builds, for `faultline lab --help` */
@@ -182,19 +172,23 @@ struct lab_kind {
      * NULL: the kind cannot.  0, or -1 with err. */
     int (*power)(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
                  size_t whatlen, char *err, size_t errlen);
-    /* How its replicated storage is made whole after a fault (NULL:
-     * nothing heals; heal.h watches it). */
-    const struct lab_heal *heal;
-    /* For the report's manifest: how the lab's storage is set up (gluster:
-     * the volume's name, type, bricks into about; its options, as the
-     * volume says them, into options).  NULL: nothing beyond the target. */
+    /* The storage it runs, as a real cluster of that kind would be known
+     * (storage.h: its heal or recovery, its description, what it logged),
+     * and how that storage's CLI runs in the lab (inside a live server's
+     * namespaces; argv[0] the program).  NULL: a kind without one (iscsi). */
+    const struct storage_kind *storage;
+    int (*cli)(const struct lab *lab, char *const argv[], char *out, size_t outlen,
+               int timeout_ms);
+    /* What the lab can give its storage kind that a real cluster's CLI
+     * cannot (NULL: nothing): each line of its servers' log files `which`
+     * (storage.logs), and a daemon's address by its name ("osd.0"; the
+     * lab's host names are known to lab.c). */
+    void (*logs)(const struct lab *lab, const char *which, storage_line_fn fn, void *ctx);
+    void (*address)(const struct lab *lab, const char *daemon, char *out, size_t n);
+    /* For the report's manifest, when the lab knows its storage's setup
+     * better than its CLI does (ceph: the names and [lab] settings it
+     * built it with).  NULL: the storage kind's describe. */
     void (*describe)(const struct lab *lab, struct kv_list *about, struct kv_list *options);
-    /* What its servers logged from from_wall_ns on that the run's timeline
-     * needs, each passed to fn (ceph: an MDS given a rank, and active, from
-     * the monitors' cluster log; their resets of the MDS beacon timeouts,
-     * from their own logs; an OSD's bad copy met on a read or a scrub).
-     * NULL: nothing. */
-    void (*happened)(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx);
 };
 
 /* The kinds, and the one called name (NULL: unknown). */
@@ -255,6 +249,15 @@ int lab_power(const struct lab *lab, const char *host, bool on, char *what, size
 
 /* The host called `name` (client, ctrl-a, ..., c1), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
+
+/* The lab's storage (storage.h), its CLI run inside the lab's servers, the
+ * lab's files and settings lent to it.  st keeps a pointer to lab, which
+ * must outlive it.  false: the kind runs no storage of a kind (iscsi). */
+bool lab_storage(const struct lab *lab, struct storage *st);
+
+/* For the manifest: the lab's storage described (lab_kind.describe, or
+ * its storage kind's).  false: nothing to describe. */
+bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 
 /* Where the lab's target is for us (empty when the kind serves none). */
 void lab_place_of(const struct lab *lab, struct lab_place *p);
@@ -376,17 +379,38 @@ unsigned lab_freeze_all_in(const char *netns);
 int lab_xfs_power_cut(const char *path, char *err, size_t errlen);
 int lab_image_let_go(const char *img, char *err, size_t errlen);
 
-/* In the child that starts a server's first process, inside the host's
- * network namespace: a mount namespace of its own, in which nothing
- * mounted reaches ours or the other way, and a UTS namespace whose
- * hostname is the host's name.  0 or errno. */
-int lab_server_namespaces(const struct lab_host *h);
+/* A server as a machine of its own: in host h's network namespace, a
+ * mount namespace in which nothing mounted reaches ours or the other way,
+ * a UTS namespace whose hostname is the host's name, and a PID namespace
+ * whose PID 1 is `faultline lab init` (lab_init_main).  setup(ctx) runs
+ * first in the mount namespace (the server's private mounts); then /run/sshd
+ * is made (sshd's privilege separation directory, on a /run of the
+ * server's own too) and /proc mounted for the PID namespace, so that what
+ * runs there (the server's daemons, its sshd and every ssh session) sees
+ * the server's processes only.  The init holds the namespaces while no
+ * daemon runs, and reaps what is left to it; it is recorded ("init HOST PID
+ * START") and goes with the server's other processes at a power cut and
+ * at `lab down`.  0, or -1 with err. */
+int lab_server_boot(struct lab_host *h, int (*setup)(void *ctx), void *ctx, int fd, char *err,
+                    size_t errlen);
 
-/* In that child, after lab_server_namespaces(): image `img` (a file
- * system image) mounted on `dir` with mount(8), which sets up the loop
- * device (autoclear: it is freed with the last user of the namespace, so
- * the server's disk goes with its last process, as at a power cut).  0 or
- * errno. */
+/* Whether server h's init runs (its namespaces can be joined). */
+bool lab_server_up(const struct lab_host *h);
+
+/* Where a process of server h runs: its init's namespaces (proc.h). */
+void lab_server_place(const struct lab_host *h, struct proc_place *at);
+
+/* `faultline lab init`: PID 1 of a lab server's PID namespace.  Reaps
+ * whatever is left to it and never exits (a SIGKILL from outside the
+ * namespace ends it, and the server with it).  Refuses to run as anything
+ * but PID 1.  The exit status. */
+int lab_init_main(void);
+
+/* In a server's setup, in its mount namespace (lab_server_boot): image
+ * `img` (a file system image) mounted on `dir` with mount(8), which sets
+ * up the loop device (autoclear: it is freed with the last user of the
+ * namespace, so the server's disk goes with its last process, as at a
+ * power cut).  0 or errno. */
 int lab_mount_image(const char *img, const char *dir);
 
 /* Sleeps ms milliseconds: the kinds' bounded polling loops. */

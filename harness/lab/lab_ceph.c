@@ -16,14 +16,17 @@
  *               server's daemons' data), log/, run/ (admin sockets)
  *   mount       LAB_DATA_DIR/P-ceph/mnt (ceph-fuse as client.admin)
  *
- * A server's first daemon is started in a child that enters the host's
- * network namespace and unshares a mount and UTS namespace of its own with
- * the host's name as hostname: a daemon places itself in the cluster's map
- * under it (each OSD under its own CRUSH host, so that size-3 pools find
- * three hosts).  Every later daemon of that server, and the ceph CLI, joins
- * the namespaces of a live daemon of it (proc_place.join).  Daemons run in
- * the foreground (-f), so the PID recorded is theirs; `lab down` kills
- * every process of each server's network namespace by PID.
+ * A server boots as a machine of its own before its first daemon
+ * (lab_server_boot): in the host's network namespace, a mount, UTS and PID
+ * namespace of its own with the host's name as hostname (a daemon places
+ * itself in the cluster's map under it: each OSD under its own CRUSH host,
+ * so that size-3 pools find three hosts), its disk mounted and a /etc/ceph
+ * of its own that names the lab's cluster.  Every daemon of that server,
+ * its sshd, and the ceph CLI join its namespaces (proc_place.join), so a
+ * session on csN runs `ceph -s` as on a real server and sees csN's
+ * processes only.  Daemons run in the foreground (-f), so the PID recorded
+ * is theirs; `lab down` kills every process of each server's network
+ * namespace by PID.
  *
  * For faults, a server's processes are its monitor (the default, or
  * process = mon), osd, mds (cs1, cs2) and mgr (cs1), each started again by
@@ -49,14 +52,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
-#include "../../lib/jread.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
+#include "../storage/ceph.h"
 #include "lab.h"
 
 #define NSERVERS 3
@@ -209,17 +211,41 @@ static void disk_of(const struct lab_host *h, char *out, size_t n)
     snprintf(out, n, "%s.img", h->home);
 }
 
-/* Runs in the child of a server's first process, inside its network
- * namespace: a mount and UTS namespace of its own, named after the host,
- * with the server's disk mounted and a directory on it for each of its
- * daemons. */
+/* Where a session on a server finds the cluster, as on a real one: the
+ * lab's ceph.conf and keyring as /etc/ceph's (a /etc/ceph of the server's
+ * own), so that `ceph -s` there needs no -c. */
+static int etc_ceph(const char *dir)
+{
+    char link[256], to[256];
+    if (mount("tmpfs", "/etc/ceph", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0)
+        return errno;
+    static const char *const files[][2] = {{"ceph.conf", "ceph.conf"},
+                                           {"ceph.client.admin.keyring", "ceph.keyring"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(link, sizeof link, "/etc/ceph/%s", files[i][0]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[i][1]);
+        if (symlink(to, link) != 0)
+            return errno;
+    }
+    return 0;
+}
+
+/* Runs in the mount namespace of a server that boots (lab_server_boot):
+ * the server's disk mounted with a directory on it for each of its
+ * daemons, and its /etc/ceph. */
+struct boot_ctx {
+    const struct lab *lab;
+    const struct lab_host *h;
+};
+
 static int server_setup(void *ctx)
 {
-    const struct lab_host *h = ctx;
+    const struct boot_ctx *b = ctx;
+    const struct lab_host *h = b->h;
     char img[200], dir[256];
     disk_of(h, img, sizeof img);
-    int e = lab_server_namespaces(h);
-    if (e != 0 || (e = lab_mount_image(img, h->home)) != 0)
+    int e = lab_mount_image(img, h->home);
+    if (e != 0 || (e = etc_ceph(b->lab->dir)) != 0)
         return e;
     for (size_t k = 0; k < NDAEMONS; k++) {
         snprintf(dir, sizeof dir, "%s/%s", h->home, daemons[k].type);
@@ -252,15 +278,16 @@ static int disk_let_go(const struct lab_host *h, char *err, size_t errlen)
     return lab_image_let_go(img, err, errlen);
 }
 
-/* Where a daemon of h starts: with its running daemons, else afresh. */
-static void place_of(const struct lab_host *h, struct proc_place *at)
+/* Where a daemon of h starts: in the server as it runs, or in one booted
+ * anew when nothing of it is left (its first start, a power cut). */
+static int place_of(const struct lab *lab, struct lab_host *h, int fd, struct proc_place *at,
+                    char *err, size_t errlen)
 {
-    uint64_t start = 0;
-    pid_t with = live_daemon(h, NULL, &start);
-    if (with)
-        *at = (struct proc_place){.join = with, .join_start = start};
-    else
-        *at = (struct proc_place){.netns = h->netns, .setup = server_setup, .ctx = (void *)h};
+    struct boot_ctx b = {.lab = lab, .h = h};
+    if (!lab_server_up(h) && lab_server_boot(h, server_setup, &b, fd, err, errlen) != 0)
+        return -1;
+    lab_server_place(h, at);
+    return 0;
 }
 
 /* Starts daemon d of h in the foreground; the monitor is the host's
@@ -273,7 +300,8 @@ static int start_daemon(const struct lab *lab, struct lab_host *h, const struct 
     snprintf(log, sizeof log, "%s/log/%s.%s.out", lab->dir, d->type, id);
     char *argv[] = {(char *)d->comm, "-f", "-c", priv(lab)->conf, "-i", id, NULL};
     struct proc_place at;
-    place_of(h, &at);
+    if (place_of(lab, h, fd, &at, err, errlen) != 0)
+        return -1;
     pid_t pid;
     uint64_t start;
     if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
@@ -332,6 +360,23 @@ static int ceph_cli(const struct lab *lab, const char *const args[], char *out, 
     return proc_run_at(&at, argv, out, outlen, timeout_ms);
 }
 
+/* The storage's CLI (lab_kind.cli): argv in the namespaces of a live
+ * daemon of the lab (a monitor preferred), whose /etc/ceph names the
+ * cluster, as on that server. */
+static int ceph_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,
+                    int timeout_ms)
+{
+    struct proc_place at = {0};
+    for (int pass = 0; pass < 2 && !at.join; pass++)
+        for (unsigned i = 1; i < lab->nhosts && !at.join; i++)
+            at.join = live_daemon(&lab->hosts[i], pass ? NULL : "ceph-mon", &at.join_start);
+    if (!at.join) {
+        snprintf(out, outlen, "no Ceph daemon runs in the lab");
+        return -1;
+    }
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
+}
+
 /* A ceph command that must succeed; err names it and its output. */
 static int cli_ok(const struct lab *lab, const char *const args[], char *err, size_t errlen)
 {
@@ -347,114 +392,43 @@ static int cli_ok(const struct lab *lab, const char *const args[], char *err, si
     return -1;
 }
 
-/* What `ceph status -f json` says of the cluster. */
-struct cluster_view {
-    unsigned quorum, mons;
-    char quorum_names[64];
-    unsigned osds, osds_up, osds_in;
-    unsigned pgs, pgs_clean, pgs_active;
-    char active[16];       /* the active MDS ("" none) */
-    unsigned mds_standby;  /* standbys, standby-replay included */
-    char health[32];
-    char checks[200];      /* the health checks that fail: "MDS_INSUFFICIENT_STANDBY, ..." */
-};
-
-/* A number at path in doc, or 0. */
-static unsigned num_at(const struct jv *doc, const char *path)
+/* What the cluster says of itself now (storage_ceph_view, through the
+ * lab's CLI). */
+static int cluster_view(const struct lab *lab, struct ceph_view *v, char *err, size_t errlen)
 {
-    double v = 0;
-    return jv_num(jv_path(doc, path), &v) && v > 0 ? (unsigned)v : 0;
-}
-
-static int cluster_view(const struct lab *lab, struct cluster_view *v, char *err, size_t errlen)
-{
-    memset(v, 0, sizeof *v);
-    const char *status[] = {"status", "-f", "json", NULL};
-    char *out = malloc(65536);
-    if (!out) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = ceph_cli(lab, status, out, 65536, CLI_TIMEOUT_MS);
-    struct jv *doc = NULL;
-    char why[256];
-    if (rc != 0 || jv_parse(out, strlen(out), &doc, why, sizeof why) != 0) {
-        snprintf(err, errlen, "ceph status: %s%.300s", rc != 0 ? "" : "not JSON: ",
-                 rc != 0 ? out : why);
-        free(out);
-        return -1;
-    }
-    free(out);
-    const struct jv *names = jv_get(doc, "quorum_names");
-    v->quorum = (unsigned)jv_len(names);
-    for (size_t i = 0, used = 0; i < jv_len(names) && used < sizeof v->quorum_names; i++)
-        used += (size_t)snprintf(v->quorum_names + used, sizeof v->quorum_names - used, "%s%s",
-                                 i ? "," : "", jv_str(jv_at(names, i)) ? jv_str(jv_at(names, i))
-                                                                       : "?");
-    v->mons = num_at(doc, "monmap.num_mons");
-    v->osds = num_at(doc, "osdmap.num_osds");
-    v->osds_up = num_at(doc, "osdmap.num_up_osds");
-    v->osds_in = num_at(doc, "osdmap.num_in_osds");
-    v->pgs = num_at(doc, "pgmap.num_pgs");
-    const struct jv *states = jv_path(doc, "pgmap.pgs_by_state");
-    for (size_t i = 0; i < jv_len(states); i++) {
-        const char *name = jv_str(jv_get(jv_at(states, i), "state_name"));
-        unsigned count = num_at(jv_at(states, i), "count");
-        if (name && strcmp(name, "active+clean") == 0)
-            v->pgs_clean += count;
-        if (name && strncmp(name, "active", 6) == 0)
-            v->pgs_active += count;
-    }
-    const struct jv *ranks = jv_path(doc, "fsmap.by_rank");
-    for (size_t i = 0; i < jv_len(ranks); i++) {
-        const char *st = jv_str(jv_get(jv_at(ranks, i), "status"));
-        const char *name = jv_str(jv_get(jv_at(ranks, i), "name"));
-        if (st && name && strcmp(st, "up:active") == 0)
-            snprintf(v->active, sizeof v->active, "%s", name);
-        else if (st && strcmp(st, "up:standby-replay") == 0)
-            v->mds_standby++;
-    }
-    v->mds_standby += num_at(doc, "fsmap.up:standby");
-    const char *health = jv_str(jv_path(doc, "health.status"));
-    snprintf(v->health, sizeof v->health, "%s", health ? health : "?");
-    const struct jv *checks = jv_path(doc, "health.checks");
-    for (size_t i = 0, used = 0; checks && checks->type == JV_OBJ && i < checks->n &&
-                                 used < sizeof v->checks;
-         i++)
-        used += (size_t)snprintf(v->checks + used, sizeof v->checks - used, "%s%s",
-                                 i ? ", " : "", checks->key[i]);
-    jv_free(doc);
-    return 0;
+    struct storage st;
+    lab_storage(lab, &st);
+    return storage_ceph_view(&st, v, err, errlen);
 }
 
 /* What a wait waits for. */
-typedef bool (*view_test)(const struct lab *lab, const struct cluster_view *v);
+typedef bool (*view_test)(const struct lab *lab, const struct ceph_view *v);
 
-static bool quorum_formed(const struct lab *lab, const struct cluster_view *v)
+static bool quorum_formed(const struct lab *lab, const struct ceph_view *v)
 {
     (void)lab;
     return v->quorum == NSERVERS;
 }
 
-static bool osds_up(const struct lab *lab, const struct cluster_view *v)
+static bool osds_up(const struct lab *lab, const struct ceph_view *v)
 {
     (void)lab;
     return v->osds == NSERVERS && v->osds_up == NSERVERS && v->osds_in == NSERVERS;
 }
 
-static bool pgs_active(const struct lab *lab, const struct cluster_view *v)
+static bool pgs_active(const struct lab *lab, const struct ceph_view *v)
 {
     (void)lab;
     return v->pgs > 0 && v->pgs_active == v->pgs;
 }
 
-static bool mds_active(const struct lab *lab, const struct cluster_view *v)
+static bool mds_active(const struct lab *lab, const struct ceph_view *v)
 {
     (void)lab;
     return v->active[0] != '\0';
 }
 
-static bool mds_ready(const struct lab *lab, const struct cluster_view *v)
+static bool mds_ready(const struct lab *lab, const struct ceph_view *v)
 {
     (void)lab;
     return v->active[0] != '\0' && v->mds_standby >= 1;
@@ -465,7 +439,7 @@ static int wait_view(const struct lab *lab, view_test test, const char *what, un
                      char *err, size_t errlen)
 {
     uint64_t until = mono_ns() + secs * SECOND;
-    struct cluster_view v;
+    struct ceph_view v;
     char last[512] = "no answer";
     for (;;) {
         if (cluster_view(lab, &v, last, sizeof last) == 0) {
@@ -649,7 +623,7 @@ static int make_keyring(const struct lab *lab, char *err, size_t errlen)
 }
 
 /* The monitor map and each monitor's store. */
-static int make_monitors(const struct lab *lab, char *err, size_t errlen)
+static int make_monitors(struct lab *lab, int fd, char *err, size_t errlen)
 {
     const struct ceph_lab *c = priv(lab);
     char map[200], fsid[48];
@@ -673,21 +647,20 @@ static int make_monitors(const struct lab *lab, char *err, size_t errlen)
     argv[n] = NULL;
     if (tool(argv, err, errlen) != 0)
         return -1;
-    /* each inside its server's namespaces, where its disk is mounted */
+    /* each inside its server (booted here), where its disk is mounted */
     for (unsigned i = 1; i <= NSERVERS; i++) {
-        const struct lab_host *h = &lab->hosts[i];
+        struct lab_host *h = &lab->hosts[i];
         char *mkfs[] = {"ceph-mon", "--mkfs", "-c", (char *)c->conf, "-i", (char *)h->name,
                         "--monmap", map, "--keyring", (char *)c->keyring, NULL};
         struct proc_place at;
-        place_of(h, &at);
+        if (place_of(lab, h, fd, &at, err, errlen) != 0)
+            return -1;
         char out[2048];
         int rc = proc_run_at(&at, mkfs, out, sizeof out, 60000);
         if (rc != 0) {
             snprintf(err, errlen, "ceph-mon --mkfs -i %s failed (%d): %.600s", h->name, rc, out);
             return -1;
         }
-        if (disk_let_go(h, err, errlen) != 0)
-            return -1;
     }
     return 0;
 }
@@ -714,7 +687,7 @@ static int make_osd(const struct lab *lab, const struct lab_host *h, char *err, 
     /* in the server's namespaces (its disk, and osd/ on it: server_setup),
      * so that it reaches the monitors as the OSD will */
     struct proc_place at;
-    place_of(h, &at);
+    lab_server_place(h, &at); /* up: its monitor runs */
     char *mkfs[] = {"ceph-osd", "-c", priv(lab)->conf, "-i", id, "--mkfs", "--osd-uuid", uuid,
                     NULL};
     char out[2048];
@@ -782,7 +755,7 @@ static int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
             return -1;
     }
     if (write_conf(lab, err, errlen) != 0 || make_keyring(lab, err, errlen) != 0 ||
-        make_monitors(lab, err, errlen) != 0)
+        make_monitors(lab, fd, err, errlen) != 0)
         return -1;
     for (unsigned i = 1; i <= NSERVERS; i++)
         if (start_daemon(lab, &lab->hosts[i], daemon_of("mon"), fd, err, errlen) != 0)
@@ -816,322 +789,31 @@ static int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
     return mount_client(lab, fd, err, errlen);
 }
 
-/* --- what the monitors logged --- */
+/* --- what the monitors logged: their files, for the storage kind --- */
 
-/* One MDS line of the cluster log. */
-struct mds_line {
-    uint64_t wall_ns;
-    const char *event; /* "mds-assigned" or "mds-active" */
-    char mds[32];      /* its name: cs1 */
-};
-
-/* The time at the head of a log line, Unix ns; 0 when the line does not
- * start with one.  The cluster log gives microseconds
- * ("2026-12-04T13:53:23.815235+0000"), a daemon's log milliseconds
- * ("2026-12-04T13:53:23.815+0000"). */
-static uint64_t log_time(const char *line)
-{
-    struct tm tm = {0};
-    int at = 0;
-    if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &at) != 6 || !at)
-        return 0;
-    uint64_t frac_ns = 0, scale = SECOND;
-    const char *p = line + at;
-    for (; *p >= '0' && *p <= '9' && scale > 1; p++) {
-        scale /= 10;
-        frac_ns += (uint64_t)(*p - '0') * scale;
-    }
-    while (*p >= '0' && *p <= '9')
-        p++;
-    char sign = *p;
-    int oh, om;
-    if ((sign != '+' && sign != '-') || sscanf(p + 1, "%2d%2d", &oh, &om) != 2)
-        return 0;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    time_t t = timegm(&tm);
-    if (t < 0)
-        return 0;
-    long off = (oh * 60L + om) * 60L * (sign == '+' ? 1 : -1);
-    return (uint64_t)(t - off) * SECOND + frac_ns;
-}
-
-/* An MDS given rank 0 in place of a failed one ("... as rank 0 with standby
- * daemon mds.X", worded a little differently by each release), or when
- * there was none ("[Standby ]daemon mds.X assigned to filesystem"), or
- * active in it ("daemon mds.X is now active in filesystem"). */
-static bool mds_line_of(const char *line, struct mds_line *m)
-{
-    static const char replaced[] = "with standby daemon mds.", daemon[] = "daemon mds.";
-    const char *d = strstr(line, replaced);
-    d = d ? d + strlen(replaced) : strstr(line, daemon);
-    if (!d || !(m->wall_ns = log_time(line)))
-        return false;
-    if (strncmp(d, daemon, strlen(daemon)) == 0)
-        d += strlen(daemon);
-    size_t n = strcspn(d, " \n");
-    if (n == 0 || n >= sizeof m->mds)
-        return false;
-    memcpy(m->mds, d, n);
-    m->mds[n] = '\0';
-    if (strstr(line, replaced) || strncmp(d + n, " assigned to filesystem ", 24) == 0)
-        m->event = "mds-assigned";
-    else if (strncmp(d + n, " is now active in filesystem ", 29) == 0)
-        m->event = "mds-active";
-    else
-        return false;
-    return true;
-}
-
-static int by_time(const void *a, const void *b)
-{
-    const struct mds_line *x = a, *y = b;
-    return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
-}
-
-#define MDS_LINES_MAX 64
-
-/* Each line of every monitor's log file mon.NAME.<what> ("log": its own,
+/* Each line of every monitor's log file mon.NAME.<which> ("log": its own,
  * "cluster.log": the cluster's), passed to fn with that monitor's server.
  * Each file is read: any monitor may have been down for a while. */
-static void each_mon_line(const struct lab *lab, const char *what,
-                          void (*fn)(void *ctx, const struct lab_host *mon, const char *line),
-                          void *ctx)
+static void ceph_logs(const struct lab *lab, const char *which, storage_line_fn fn, void *ctx)
 {
     for (unsigned i = 1; i <= NSERVERS; i++) {
         char path[256], line[1024];
-        snprintf(path, sizeof path, "%s/log/mon.%s.%s", lab->dir, lab->hosts[i].name, what);
+        snprintf(path, sizeof path, "%s/log/mon.%s.%s", lab->dir, lab->hosts[i].name, which);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
         while (fgets(line, sizeof line, f))
-            fn(ctx, &lab->hosts[i], line);
+            fn(ctx, lab->hosts[i].name, line);
         fclose(f);
     }
 }
 
-/* The monitors' own word for an MDS they will not replace.  At each tick
- * the leader resets every MDS's beacon timeout when the tick came more than
- * mds_beacon_grace - mds_beacon_interval after the one before
- * (MDSMonitor::tick: "resetting beacon timeouts due to mon delay (slow
- * election?)").  After an election that is right.  With a mon_tick_interval
- * not shorter than that difference it happens at every tick: no beacon is
- * ever late, and a dead MDS stays active for good. */
-static const char beacon_reset[] = "resetting beacon timeouts due to mon delay";
-
-static bool tick_hides_dead_mds(const struct ceph_lab_opts *o)
+/* "osd.N": the server whose OSD it is (csN+1). */
+static void ceph_address(const struct lab *lab, const char *daemon, char *out, size_t n)
 {
-    return o->mds_beacon_grace_ns <= o->mds_beacon_interval_ns ||
-           o->mon_tick_interval_ns >= o->mds_beacon_grace_ns - o->mds_beacon_interval_ns;
-}
-
-struct resets {
-    uint64_t from_wall_ns, first, last;
-    unsigned count;
-    const struct lab_host *first_mon;
-};
-
-static void count_reset(void *ctx, const struct lab_host *mon, const char *line)
-{
-    struct resets *r = ctx;
-    uint64_t t;
-    if (!strstr(line, beacon_reset) || (t = log_time(line)) < r->from_wall_ns)
-        return;
-    r->count++;
-    if (!r->first || t < r->first) {
-        r->first = t;
-        r->first_mon = mon;
-    }
-    if (t > r->last)
-        r->last = t;
-}
-
-/* Every reset of the beacon timeouts the monitors logged from from_wall_ns
- * on, told once, as one path event at the first: how many, over how long,
- * and why (the settings, when they are the cause). */
-static void beacon_resets(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn,
-                          void *ctx)
-{
-    struct resets r = {.from_wall_ns = from_wall_ns};
-    each_mon_line(lab, "log", count_reset, &r);
-    if (!r.count)
-        return;
-    const struct ceph_lab_opts *o = opts(lab);
-    char where[96], why[320], detail[640];
-    snprintf(where, sizeof where, "mon.%s %.40s", r.first_mon->name, r.first_mon->addr);
-    if (tick_hides_dead_mds(o))
-        snprintf(why, sizeof why, "the settings do it at every tick: mon_tick_interval (%u s) is "
-                 "not shorter than mds_beacon_grace (%u s) minus mds_beacon_interval (%u s), so "
-                 "no MDS's beacon is ever late and a dead MDS is never replaced",
-                 seconds(o->mon_tick_interval_ns), seconds(o->mds_beacon_grace_ns),
-                 seconds(o->mds_beacon_interval_ns));
-    else
-        snprintf(why, sizeof why, "a tick came more than mds_beacon_grace (%u s) minus "
-                 "mds_beacon_interval (%u s) after the one before (an election, a slow monitor)",
-                 seconds(o->mds_beacon_grace_ns), seconds(o->mds_beacon_interval_ns));
-    snprintf(detail, sizeof detail, "the monitors reset every MDS's beacon timeout %u time%s "
-             "in %.0f s (\"%s\", the monitors' logs): %s", r.count, r.count == 1 ? "" : "s",
-             (double)(r.last - r.first) / 1e9, beacon_reset, why);
-    fn(ctx, r.first, "mds-beacons-reset", where, detail);
-}
-
-struct mds_lines {
-    uint64_t from_wall_ns;
-    struct mds_line seen[MDS_LINES_MAX];
-    size_t n;
-};
-
-/* Every monitor keeps the same cluster log (the leader's lines, sent to
- * all): the lines they share are told once. */
-static void note_mds_line(void *ctx, const struct lab_host *mon, const char *line)
-{
-    (void)mon;
-    struct mds_lines *l = ctx;
-    struct mds_line m;
-    if (!mds_line_of(line, &m) || m.wall_ns < l->from_wall_ns)
-        return;
-    for (size_t k = 0; k < l->n; k++)
-        if (l->seen[k].wall_ns == m.wall_ns && l->seen[k].event == m.event &&
-            strcmp(l->seen[k].mds, m.mds) == 0)
-            return;
-    if (l->n < MDS_LINES_MAX)
-        l->seen[l->n++] = m;
-}
-
-/* --- what the OSDs logged (to the cluster log): bad copies met --- */
-
-/* One OSD line of the cluster log, as a path event. */
-struct osd_line {
-    uint64_t wall_ns;
-    const char *event;
-    char where[64];
-    char detail[320];
-};
-
-#define OSD_LINES_MAX 256
-
-struct osd_lines {
-    const struct lab *lab;
-    uint64_t from_wall_ns;
-    struct osd_line seen[OSD_LINES_MAX];
-    size_t n;
-};
-
-/* "osd.N ADDR" of the server whose OSD is osd.N. */
-static void osd_where(const struct lab *lab, unsigned osd, char *out, size_t n)
-{
-    unsigned i = osd + 1;
-    snprintf(out, n, "osd.%u %.40s", osd, i <= NSERVERS ? lab->hosts[i].addr : "");
-}
-
-/* The object's name in "2:0cf6ad0f:::10000000000.00000000:head". */
-static void object_name(const char *soid, char *out, size_t n)
-{
-    const char *a = strstr(soid, ":::");
-    a = a ? a + 3 : soid;
-    size_t len = strcspn(a, ":, \n");
-    snprintf(out, n, "%.*s", (int)len, a);
-}
-
-/* A primary OSD that met a bad copy of its own on a read ("PG missing
- * primary copy of SOID, will try copies on A,B": Ceph repairs it from the
- * others and then answers), one copy a deep scrub found bad ("PG shard S
- * soid SOID : candidate had a read error"), and a scrub's count ("PG
- * deep-scrub N errors"). */
-static bool osd_line_of(const struct lab *lab, const char *line, struct osd_line *o)
-{
-    unsigned osd, shard, errors;
-    char pg[16], soid[160], obj[96], copies[32];
-    const char *m = strstr(line, " : cluster [ERR] ");
-    if (!m || sscanf(line, "%*s osd.%u", &osd) != 1 || !(o->wall_ns = log_time(line)))
-        return false;
-    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s missing primary copy of "
-               "%159s will try copies on %31s", &osd, pg, soid, copies) == 4) {
-        object_name(soid, obj, sizeof obj);
-        o->event = "read-repair";
-        osd_where(lab, osd, o->where, sizeof o->where);
-        snprintf(o->detail, sizeof o->detail, "osd.%u could not read its own copy of object %s "
-                 "(placement group %s) and reads it from the copies on OSDs %s for the client "
-                 "(the monitors' cluster log)", osd, obj, pg, copies);
-        return true;
-    }
-    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s shard %u soid %159s",
-               &osd, pg, &shard, soid) == 4 && strstr(line, " : candidate ")) {
-        const char *why = strstr(line, " : candidate ") + 3;
-        object_name(soid, obj, sizeof obj);
-        o->event = "scrub-bad-copy";
-        osd_where(lab, shard, o->where, sizeof o->where);
-        snprintf(o->detail, sizeof o->detail, "the deep scrub of placement group %s (by osd.%u) "
-                 "found osd.%u's copy of object %s bad: %.*s (the monitors' cluster log)", pg,
-                 osd, shard, obj, (int)strcspn(why, "\n"), why);
-        return true;
-    }
-    int end = 0;
-    if (sscanf(line, "%*[^(](osd.%u) %*u : cluster [ERR] %15s deep-scrub %u errors%n", &osd,
-               pg, &errors, &end) == 3 && end) {
-        o->event = "scrub-errors";
-        osd_where(lab, osd, o->where, sizeof o->where);
-        snprintf(o->detail, sizeof o->detail, "the deep scrub of placement group %s (by osd.%u) "
-                 "found %u error%s: the placement group is inconsistent until `ceph pg repair "
-                 "%s` (the monitors' cluster log)", pg, osd, errors, errors == 1 ? "" : "s", pg);
-        return true;
-    }
-    return false;
-}
-
-static void note_osd_line(void *ctx, const struct lab_host *mon, const char *line)
-{
-    (void)mon;
-    struct osd_lines *l = ctx;
-    struct osd_line o;
-    if (!strstr(line, "cluster [ERR]") || !osd_line_of(l->lab, line, &o) ||
-        o.wall_ns < l->from_wall_ns)
-        return;
-    for (size_t k = 0; k < l->n; k++)
-        if (l->seen[k].wall_ns == o.wall_ns && strcmp(l->seen[k].detail, o.detail) == 0)
-            return;
-    if (l->n < OSD_LINES_MAX)
-        l->seen[l->n++] = o;
-}
-
-static int osd_by_time(const void *a, const void *b)
-{
-    const struct osd_line *x = a, *y = b;
-    return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
-}
-
-static void osd_lines(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
-{
-    struct osd_lines *l = calloc(1, sizeof *l);
-    if (!l)
-        return;
-    l->lab = lab;
-    l->from_wall_ns = from_wall_ns;
-    each_mon_line(lab, "cluster.log", note_osd_line, l);
-    qsort(l->seen, l->n, sizeof l->seen[0], osd_by_time);
-    for (size_t k = 0; k < l->n; k++)
-        fn(ctx, l->seen[k].wall_ns, l->seen[k].event, l->seen[k].where, l->seen[k].detail);
-    free(l);
-}
-
-static void ceph_happened(const struct lab *lab, uint64_t from_wall_ns, lab_saw_fn fn, void *ctx)
-{
-    struct mds_lines l = {.from_wall_ns = from_wall_ns};
-    each_mon_line(lab, "cluster.log", note_mds_line, &l);
-    qsort(l.seen, l.n, sizeof l.seen[0], by_time);
-    for (size_t k = 0; k < l.n; k++) {
-        const struct mds_line *m = &l.seen[k];
-        const struct lab_host *h = lab_host(lab, m->mds);
-        char where[96], detail[160];
-        snprintf(where, sizeof where, "mds.%s %.40s", m->mds, h ? h->addr : "");
-        snprintf(detail, sizeof detail, "mds.%s %s rank 0 of %.31s (the monitors' cluster log)",
-                 m->mds, strcmp(m->event, "mds-active") == 0 ? "is active in" : "is given",
-                 priv(lab)->fs);
-        fn(ctx, m->wall_ns, m->event, where, detail);
-    }
-    beacon_resets(lab, from_wall_ns, fn, ctx);
-    osd_lines(lab, from_wall_ns, fn, ctx);
+    unsigned osd;
+    if (sscanf(daemon, "osd.%u", &osd) == 1 && osd + 1 <= NSERVERS)
+        snprintf(out, n, "%s", lab->hosts[osd + 1].addr);
 }
 
 /* --- running it --- */
@@ -1344,7 +1026,7 @@ static void json_options(const struct lab *lab, struct json *j)
 static void ceph_status(const struct lab *lab, struct json *j, FILE *out)
 {
     const struct ceph_lab *c = priv(lab);
-    struct cluster_view v;
+    struct ceph_view v;
     char err[512] = "";
     bool seen = cluster_view(lab, &v, err, sizeof err) == 0;
     if (j) {
@@ -1430,14 +1112,13 @@ static void ceph_place(const struct lab *lab, unsigned client, struct lab_place 
 static void ceph_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
 {
     const struct ceph_lab *c = priv(lab);
-    const char *version[] = {"version", NULL};
+    struct storage st;
     char out[512];
-    if (ceph_cli(lab, version, out, sizeof out, 10000) == 0) {
-        out[strcspn(out, "\n")] = '\0';
+    lab_storage(lab, &st);
+    if (storage_ceph_version(&st, out, sizeof out) == 0)
         kv_add(about, "version", "%s", out);
-    } else {
-        kv_add(about, "error", "ceph version failed: %.300s", out);
-    }
+    else
+        kv_add(about, "error", "%s", out);
     kv_add(about, "fs", "%s", c->fs);
     kv_add(about, "pools", "%s, %s: replicated, size 3, min_size 2, %s placement groups each",
            c->meta, c->data, PG_NUM);
@@ -1447,30 +1128,6 @@ static void ceph_describe(const struct lab *lab, struct kv_list *about, struct k
         kv_add(options, ceph_keys[k].name, "%s", v);
     }
 }
-
-/* What keeps the cluster from being whole: each placement group not
- * active+clean (degraded, peering, recovering, ...), and a health other
- * than HEALTH_OK (one more; its checks named). */
-static long ceph_recover_pending(const struct lab *lab, char *what, size_t n)
-{
-    struct cluster_view v;
-    if (cluster_view(lab, &v, what, n) != 0)
-        return -1;
-    long unclean = v.pgs ? (long)v.pgs - (long)v.pgs_clean : 1;
-    bool ok = strcmp(v.health, "HEALTH_OK") == 0;
-    snprintf(what, n, "%ld of %u placement groups not active+clean, %s%s%s%s", unclean, v.pgs,
-             v.health, v.checks[0] ? " (" : "", v.checks, v.checks[0] ? ")" : "");
-    return unclean + !ok;
-}
-
-/* Each question starts the ceph CLI, 0.4 s of CPU: every 2 s leaves the
- * workload most of a core (recover_s is then up to 2 s late). */
-static const struct lab_heal ceph_recover = {
-    .word = "recover",
-    .whole = "HEALTH_OK, every placement group active+clean",
-    .poll_ms = 2000,
-    .pending = ceph_recover_pending,
-};
 
 const struct lab_kind lab_ceph = {
     .name = "ceph",
@@ -1489,7 +1146,9 @@ const struct lab_kind lab_ceph = {
     .process = ceph_process,
     .replica = ceph_replica,
     .power = ceph_power,
-    .heal = &ceph_recover,
+    .storage = &storage_ceph,
+    .cli = ceph_run,
+    .logs = ceph_logs,
+    .address = ceph_address,
     .describe = ceph_describe,
-    .happened = ceph_happened,
 };

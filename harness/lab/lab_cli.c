@@ -26,6 +26,8 @@ static void usage(FILE *out)
                  "           up)\n"
                  "  restart  start the service of HOST again, configured as before (what a\n"
                  "           restart fault does; over ssh, the host's agent runs this)\n"
+                 "  init     (no KIND) PID 1 of a gluster or ceph server's PID namespace, as\n"
+                 "           lab up starts it; nothing else runs it\n"
                  "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX): 2 to 8\n"
                  "               lower-case letters or digits starting with fl (interface names\n"
                  "               have at most 15 characters); labs of different prefixes and\n"
@@ -196,6 +198,9 @@ static int lab_status_verb(const struct lab_kind *k, bool json, const char *pref
 
 int cmd_lab(int argc, char **argv)
 {
+    /* PID 1 of a lab server's PID namespace (lab_server_boot): no kind */
+    if (argc == 3 && strcmp(argv[2], "init") == 0)
+        return lab_init_main();
     struct lab_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != 0)

@@ -11,25 +11,29 @@
  *               (its traffic leaves from the host's namespace), mounted at
  *               LAB_DATA_DIR/P-gluster/mnt-cK
  *
- * A server is started in three steps inside one child process: enter the
- * host's network namespace; unshare a mount and UTS namespace of its own
- * (glusterd keeps its identity in /var/lib/glusterd and talks to its CLI
- * through /run/glusterd.socket, so each server needs those private); mount
- * its brick (an xfs loop image, so that heal, xattrs and bit-rot behave as
- * on a real server) where only it sees it; then exec glusterd in the
- * foreground, so that the PID we record is glusterd's.  The bricks and the
- * self-heal daemon glusterd spawns live in the same namespaces; `lab down`
- * kills every process of the host's network namespace by PID, and the
- * mount namespace (with the loop device) goes with its last process.
+ * A server boots as a machine of its own (lab_server_boot): in the host's
+ * network namespace, a mount, UTS and PID namespace of its own (glusterd
+ * keeps its identity in /var/lib/glusterd and talks to its CLI through
+ * /run/glusterd.socket, so each server needs those private), its brick (an
+ * xfs loop image, so that heal, xattrs and bit-rot behave as on a real
+ * server) mounted where only it sees it; then glusterd is started there in
+ * the foreground, so that the PID we record is glusterd's.  The bricks and
+ * the self-heal daemon glusterd spawns live in the same namespaces, and so
+ * does the server's sshd: a session on gsN runs `gluster volume ...`
+ * against gsN's glusterd and sees gsN's processes only.  `lab down` kills
+ * every process of the host's network namespace by PID, and the mount
+ * namespace (with the loop device) goes with its last process.
  *
- * The gluster CLI runs in the network and mount namespaces of a live
- * glusterd (like nsenter), never against our own.
+ * The gluster CLI runs in the namespaces of a live glusterd (like
+ * nsenter), never against our own.
  *
  * For faults, a server's processes are glusterd (the default), its brick
  * (process = brick: glusterfsd) and its self-heal daemon (process = shd),
  * started again with `gluster volume start VOL force`; the client's is the
  * FUSE client.  A server's brick is its replica of the volume (corrupt
- * replica = gsN), and the volume's heal is watched (gluster_heal).
+ * replica = gsN).  What the lab knows of its volume (its heal, its options)
+ * is what storage/gluster.c asks of any GlusterFS volume, here through a
+ * live server's CLI.
  *
  * power-off of a server: every process of it is frozen (SIGSTOP), its
  * brick filesystem shut down as a power cut leaves it (XFS_IOC_GOINGDOWN
@@ -137,16 +141,15 @@ static void gluster_lay_out(struct lab *lab)
 
 /* --- one server --- */
 
-/* Runs in the child, inside the host's network namespace, before glusterd
- * is exec'd: its own mounts and hostname, and the brick.  0 or errno. */
+/* Runs in the mount namespace of a server that boots (lab_server_boot):
+ * glusterd's state, logs and socket of its own, and the brick.  0 or
+ * errno. */
 static int server_setup(void *ctx)
 {
     const struct lab_host *h = ctx;
     char src[256], img[256], brick[200];
     brick_of(h, brick, sizeof brick);
-    int e = lab_server_namespaces(h);
-    if (e != 0)
-        return e;
+    int e;
     snprintf(src, sizeof src, "%s/glusterd", h->home);
     if (mount(src, "/var/lib/glusterd", NULL, MS_BIND, NULL) != 0)
         return errno;
@@ -186,21 +189,48 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
     return 0;
 }
 
-/* Starts glusterd of h: in the mount namespace its bricks still hold, or in
- * a new one when nothing of the server is left. */
+/* Starts glusterd of h: in the server as it runs (its bricks may still
+ * run there), or in a server booted anew when nothing of it is left (a
+ * power cut). */
 static int run_glusterd(struct lab_host *h, int fd, char *err, size_t errlen)
 {
-    uint64_t start = 0;
-    pid_t keep = lab_live_in(h, "glusterfsd", &start);
-    struct proc_place at = {.netns = h->netns, .setup = server_setup, .ctx = h};
-    if (keep) {
-        at = (struct proc_place){.join = keep, .join_start = start};
-    }
+    if (!lab_server_up(h) && lab_server_boot(h, server_setup, h, fd, err, errlen) != 0)
+        return -1;
+    struct proc_place at;
+    lab_server_place(h, &at);
     char *argv[] = {"glusterd", "-N", NULL};
     if (proc_spawn_at(&at, argv, h->log, &h->pid, &h->start, err, errlen) != 0)
         return -1;
     return lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)h->pid,
                    (unsigned long long)h->start);
+}
+
+/* A live glusterd of the lab (via: on that host, or NULL for any); NULL
+ * with out saying there is none. */
+static const struct lab_host *live_glusterd(const struct lab *lab, const char *via, char *out,
+                                            size_t outlen)
+{
+    for (unsigned i = 1; i < lab->nhosts; i++) {
+        const struct lab_host *x = &lab->hosts[i];
+        if ((!via || strcmp(x->name, via) == 0) && x->pid &&
+            proc_state(x->pid, x->start) == PROC_RUNNING)
+            return x;
+    }
+    snprintf(out, outlen, "no running glusterd%s%s in the lab", via ? " on " : "",
+             via ? via : "");
+    return NULL;
+}
+
+/* The storage's CLI (lab_kind.cli): argv in the namespaces of any live
+ * glusterd, as on that server. */
+static int gluster_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,
+                       int timeout_ms)
+{
+    const struct lab_host *h = live_glusterd(lab, NULL, out, outlen);
+    if (!h)
+        return -1;
+    struct proc_place at = {.join = h->pid, .join_start = h->start};
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
 }
 
 /* Runs `gluster --mode=script ARGS` in the namespaces of a live glusterd of
@@ -209,18 +239,9 @@ static int run_glusterd(struct lab_host *h, int fd, char *err, size_t errlen)
 static int gluster_cli(const struct lab *lab, const char *via, const char *const args[], char *out,
                     size_t outlen, int timeout_ms)
 {
-    const struct lab_host *h = NULL;
-    for (unsigned i = 1; i < lab->nhosts && !h; i++) {
-        const struct lab_host *x = &lab->hosts[i];
-        if ((!via || strcmp(x->name, via) == 0) && x->pid &&
-            proc_state(x->pid, x->start) == PROC_RUNNING)
-            h = x;
-    }
-    if (!h) {
-        snprintf(out, outlen, "no running glusterd%s%s in the lab", via ? " on " : "",
-                 via ? via : "");
+    const struct lab_host *h = live_glusterd(lab, via, out, outlen);
+    if (!h)
         return -1;
-    }
     char *argv[32];
     int n = 0;
     argv[n++] = "gluster";
@@ -561,53 +582,6 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
     return 0;
 }
 
-/* Entries still to heal, over every brick. */
-static long gluster_heal_pending(const struct lab *lab, char *what, size_t n)
-{
-    const char *info[] = {"volume", "heal", priv(lab)->volume, "info", "summary", NULL};
-    char out[8192];
-    int rc = gluster_cli(lab, NULL, info, out, sizeof out, 10000);
-    if (rc != 0) {
-        snprintf(what, n, "gluster volume heal %s info summary failed (%d): %.300s",
-                 priv(lab)->volume, rc, out);
-        return -1;
-    }
-    /* Per brick: "Status: Connected" and "Total Number of entries: N";
-     * a brick that is not connected cannot say: it counts as pending. */
-    long pending = 0;
-    int bricks = 0;
-    for (const char *p = out; (p = strstr(p, "Brick ")); p++) {
-        bricks++;
-        const char *next = strstr(p + 1, "Brick ");
-        const char *st = strstr(p, "Status: ");
-        const char *tot = strstr(p, "Total Number of entries: ");
-        bool in = st && (!next || st < next);
-        if (!in || strncmp(st + 8, "Connected", 9) != 0) {
-            pending++;
-            continue;
-        }
-        if (tot && (!next || tot < next))
-            pending += strtol(tot + 25, NULL, 10);
-        else
-            pending++;
-    }
-    if (bricks == 0) {
-        snprintf(what, n, "gluster volume heal %s info summary named no brick: %.300s",
-                 priv(lab)->volume, out);
-        return -1;
-    }
-    snprintf(what, n, "%ld entries still to heal", pending);
-    return pending;
-}
-
-/* A heal is GlusterFS's own pace (10-26 s measured); the CLI is cheap. */
-static const struct lab_heal gluster_heal = {
-    .word = "heal",
-    .whole = "nothing left in gluster volume heal info",
-    .poll_ms = 500,
-    .pending = gluster_heal_pending,
-};
-
 /* "gs1, gs2, gs3": the servers, for messages. */
 static void server_names(const struct lab *lab, char *out, size_t n)
 {
@@ -756,41 +730,6 @@ static void gluster_place(const struct lab *lab, unsigned client, struct lab_pla
     snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.199s", g->volume, mnt);
 }
 
-/* `gluster volume info VOL`: "Key: value" lines, the volume's own first
- * (keys in snake_case), then those under "Options Reconfigured:" as the
- * volume names them (network.ping-timeout).  Options left at their
- * defaults are not listed there. */
-static void gluster_describe(const struct lab *lab, struct kv_list *about,
-                             struct kv_list *options)
-{
-    const char *info[] = {"volume", "info", priv(lab)->volume, NULL};
-    char out[16384];
-    int rc = gluster_cli(lab, NULL, info, out, sizeof out, 10000);
-    if (rc != 0) {
-        kv_add(about, "error", "gluster volume info %s failed (%d): %.300s", priv(lab)->volume,
-               rc, out);
-        return;
-    }
-    struct kv_list *to = about;
-    char *save = NULL;
-    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (strncmp(line, "Options Reconfigured:", 21) == 0) {
-            to = options;
-            continue;
-        }
-        char *colon = strstr(line, ": ");
-        if (!colon)
-            continue;
-        *colon = '\0';
-        char key[KV_KEY];
-        snprintf(key, sizeof key, "%s", line);
-        for (char *c = key; to == about && *c; c++)
-            *c = *c == ' ' || *c == '-' ? '_' : (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a')
-                                                                          : *c;
-        kv_add(to, key, "%s", colon + 2);
-    }
-}
-
 const struct lab_kind lab_gluster = {
     .name = "gluster",
     .summary = "servers gs1, gs2, gs3 with a replica-3 GlusterFS volume, FUSE-mounted here",
@@ -808,6 +747,6 @@ const struct lab_kind lab_gluster = {
     .place = gluster_place,
     .process = gluster_process,
     .replica = gluster_replica,
-    .heal = &gluster_heal,
-    .describe = gluster_describe,
+    .storage = &storage_gluster,
+    .cli = gluster_run,
 };

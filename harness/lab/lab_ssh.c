@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../faults/sshcmd.h"
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
@@ -183,6 +184,11 @@ static int start_one(struct lab *lab, int fd, const char *name, const char *netn
     uint64_t start;
     struct proc_place at = {.netns = netns[0] ? netns : NULL, .setup = client ? own_hostname : NULL,
                             .ctx = (void *)name};
+    /* A server that is a machine of its own (lab_server_boot): its sshd,
+     * and every session, inside it. */
+    const struct lab_host *h = lab_host(lab, name);
+    if (h && h->init)
+        lab_server_place(h, &at);
     if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
         return -1;
     if (lab_rec(fd, err, errlen, "sshd %s %d %llu", name, (int)pid,
@@ -280,8 +286,23 @@ bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, cha
     const struct lab_host *h = lab_host(lab, host);
     if (restart && len > 0 && h && h->service[0]) {
         self[len] = '\0';
-        snprintf(restart, n, "%s lab restart %s %s --prefix %s", self, lab->kind->name, host,
-                 lab->prefix);
+        char cmd[PATH_MAX + 64];
+        snprintf(cmd, sizeof cmd, "%s lab restart %s %s --prefix %s", self, lab->kind->name,
+                 host, lab->prefix);
+        if (!h->init) {
+            snprintf(restart, n, "%s", cmd);
+            return true;
+        }
+        /* A server that is a machine of its own sees neither the lab's
+         * state nor the other namespaces: the lab, which keeps its
+         * processes' records, starts it again from the switch's sshd (in
+         * our namespace), as a controller outside would through a
+         * server's management port. */
+        struct ssh_dest sw;
+        lab_ssh_of(lab, LAB_SWITCH_HOST, &sw, NULL, 0);
+        if (!sshcmd_text(&sw, cmd, restart, n)) /* none: its restart fault says so */
+            fprintf(stderr, "faultline: the restart of lab host %s through the switch's sshd "
+                    "is longer than %zu characters; it has none\n", host, n - 1);
     }
     return true;
 }

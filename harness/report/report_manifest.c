@@ -35,6 +35,20 @@ static void json_target(struct json *j, const struct manifest *m)
         }
         json_obj_end(j);
     }
+    if (m->cluster_kind[0]) { /* a real cluster ([cluster]), as its storage kind says it */
+        json_key(j, "cluster");
+        json_obj_begin(j);
+        json_key(j, "kind");
+        json_str(j, m->cluster_kind);
+        json_key(j, "via");
+        json_str(j, m->cluster_via);
+        json_kv_object(j, &m->cluster_about);
+        json_key(j, "options");
+        json_obj_begin(j);
+        json_kv_object(j, &m->cluster_options);
+        json_obj_end(j);
+        json_obj_end(j);
+    }
     json_obj_end(j);
 }
 
@@ -161,6 +175,17 @@ void report_text_manifest(FILE *f, const struct report *r)
             fprintf(f, "\n");
         }
     }
+    if (m->cluster_kind[0]) {
+        fprintf(f, "    cluster    %s, asked %s%s", m->cluster_kind, m->cluster_via,
+                m->cluster_about.n ? ": " : "");
+        text_kv(f, &m->cluster_about, ", ");
+        fprintf(f, "\n    options    ");
+        if (m->cluster_options.n)
+            text_kv(f, &m->cluster_options, ", ");
+        else
+            fprintf(f, "all at their defaults");
+        fprintf(f, "\n");
+    }
     fprintf(f, "    versions   tgtd %s, glusterfs %s, libiscsi %s, libnl %s\n", m->tgtd,
             m->glusterfs, m->libiscsi, m->libnl);
     fprintf(f, "    scenario   sha256 %s, seed %" PRIu64 "\n",
@@ -224,6 +249,20 @@ void report_html_manifest(FILE *f, const struct report *r)
                 fprintf(f, "all at their defaults");
             fprintf(f, "</td></tr>\n");
         }
+    }
+    if (m->cluster_kind[0]) {
+        row_begin(f, "cluster");
+        snprintf(line, sizeof line, "%s, asked %s%s", m->cluster_kind, m->cluster_via,
+                 m->cluster_about.n ? ": " : "");
+        report_escape(f, line);
+        html_kv(f, &m->cluster_about);
+        fprintf(f, "</td></tr>\n");
+        row_begin(f, "cluster options");
+        if (m->cluster_options.n)
+            html_kv(f, &m->cluster_options);
+        else
+            fprintf(f, "all at their defaults");
+        fprintf(f, "</td></tr>\n");
     }
     row_begin(f, "versions");
     snprintf(line, sizeof line, "tgtd %s, glusterfs %s, libiscsi %s, libnl %s", m->tgtd,

@@ -30,7 +30,7 @@ lab_pids() {
     jq -r '.hosts[0].process.pid' "$WORK/status.json"
 }
 # the ceph CLI in the namespaces of cs1's monitor
-ceph_cli() { nsenter -t "$CS1" -n -m ceph -c "$LABDIR/ceph.conf" --connect-timeout 20 "$@"; }
+ceph_cli() { nsenter -t "$CS1" -n -m -p ceph -c "$LABDIR/ceph.conf" --connect-timeout 20 "$@"; }
 
 start=$(date +%s)
 expect_code 0 "$FAULTLINE" lab up ceph --mds-beacon-mon-down-grace 10s
@@ -55,8 +55,8 @@ for i in 1 2 3; do
     [ "$(nsenter -t "$pid" -u hostname)" = "cs$i" ] || fail "cs$i has hostname $(nsenter -t "$pid" -u hostname)"
     # its disk: an XFS of its own under every store, mounted in its
     # namespace only (what a power cut shuts down)
-    [ "$(nsenter -t "$pid" -m findmnt -n -o FSTYPE "$LABDIR/cs$i")" = xfs ] ||
-        fail "cs$i's stores are not on an XFS of its own: $(nsenter -t "$pid" -m findmnt -n "$LABDIR/cs$i")"
+    [ "$(nsenter -t "$pid" -m -p findmnt -n -o FSTYPE "$LABDIR/cs$i")" = xfs ] ||
+        fail "cs$i's stores are not on an XFS of its own: $(nsenter -t "$pid" -m -p findmnt -n "$LABDIR/cs$i")"
     ! grep -q " $LABDIR/cs$i " /proc/mounts || fail "cs$i's disk is mounted in our namespace"
     for d in ceph-mon ceph-osd; do
         ip netns pids "$P-ceph-cs$i" | xargs -r ps -o comm= -p | grep -qx $d || fail "no $d on cs$i"
@@ -69,6 +69,20 @@ for pool in "$P-meta" "$P-data"; do
     [ "$(ceph_cli osd pool get "$pool" size)" = "size: 3" ] || fail "pool $pool is not of size 3"
     [ "$(ceph_cli osd pool get "$pool" min_size)" = "min_size: 2" ] || fail "pool $pool has not min_size 2"
 done
+# A session on cs1, over ssh as on a real server (the lab's keys from lab
+# status): `ceph -s` works there as it is typed on a cluster's host, and
+# the session sees cs1's processes only (its monitor, OSD, MDS, manager).
+lab_ssh "$S" cs1 ceph -s > "$WORK/session" 2>&1 || { cat "$WORK/session" >&2; fail "ceph -s in a session on cs1"; }
+contains "$WORK/session" "mon: 3 daemons"
+lab_ssh "$S" cs1 'hostname; ps -e -o pid=,comm=' > "$WORK/session" 2>&1 ||
+    { cat "$WORK/session" >&2; fail "no ps in a session on cs1"; }
+[ "$(head -n 1 "$WORK/session")" = cs1 ] || fail "a session on cs1 runs on $(head -n 1 "$WORK/session")"
+for d in ceph-mon ceph-osd ceph-mds ceph-mgr; do
+    [ "$(awk -v d=$d '$2 == d' "$WORK/session" | wc -l)" = 1 ] ||
+        fail "a session on cs1 sees $(awk -v d=$d '$2 == d' "$WORK/session" | wc -l) $d, its own only expected: $(cat "$WORK/session")"
+done
+others=$(sed 1d "$WORK/session" | awk '$2 !~ /^(faultline|ceph-mon|ceph-osd|ceph-mds|ceph-mgr|sshd|bash|sh|ps)$/')
+[ -z "$others" ] || fail "a session on cs1 sees processes that are not the server's: $others"
 grep -q " $MNT fuse.ceph-fuse " /proc/mounts || fail "the filesystem is not FUSE-mounted at $MNT"
 echo hello > "$MNT/probe" && sync "$MNT/probe" && [ "$(cat "$MNT/probe")" = hello ] ||
     fail "the filesystem does not store a file"
@@ -122,6 +136,37 @@ echo "  mds kill: cs2 active $took s after the kill, metadata stall $(jq .faults
 expect_code 0 "$FAULTLINE" lab status ceph --json
 cp "$WORK/out" "$WORK/status.json"
 json "$S" '[.ceph.mds_active, .ceph.mds_standby]' '["cs2",1]'
+
+# --- the lab as a real cluster ([cluster], no lab =): what storage/ceph.c
+# asks over ssh on cs2 (its recovery, its description), in a short run ---
+cat > "$WORK/cluster.scn" <<EOS
+[scenario]
+name = ceph-cluster
+duration = 2s
+[target]
+kind = files
+path = $MNT
+size = 1MiB
+[workload]
+class = small
+procs = 1
+[host cs2]
+ssh = $(jq -r '.hosts[2].ssh' "$S")
+ssh_identity = $(jq -r '.hosts[2].ssh_identity' "$S")
+ssh_known_hosts = $(jq -r '.hosts[2].ssh_known_hosts' "$S")
+[cluster]
+kind = ceph
+via = cs2
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/cluster.scn" --out "$WORK/cluster" -q
+R=$WORK/cluster/report.json
+json "$R" '[.manifest.target.cluster.kind, (.manifest.target.cluster.via | startswith("on cs2 (ssh root@"))]' '["ceph",true]'
+json "$R" '.manifest.target.cluster.version | test("^ceph version 1[0-9]\\.")' true
+json "$R" '.manifest.target.cluster.fs' "\"$FS (metadata pool $P-meta)\""
+json "$R" '.manifest.target.cluster.options.mds_beacon_mon_down_grace' '"10"'
+json "$R" '.manifest.target.cluster | has("error")' false
+grep -F '"event":"recover"' "$WORK/cluster/events.jsonl" | grep -qF 'HEALTH_OK, every placement group active+clean' ||
+    fail "the [cluster] run has no recover event saying the cluster is whole: $(grep -F '"event":"recover"' "$WORK/cluster/events.jsonl")"
 
 # --- lab down, with everything the servers started ---
 PIDS=$(lab_pids)

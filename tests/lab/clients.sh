@@ -140,7 +140,7 @@ graphs() { grep -c "^Final graph:" "$LABDIR/c$1/client.log" || true; }
 before1=$(graphs 1)
 before2=$(graphs 2)
 GS1=$(jq -r '.hosts[1].process.pid' "$S")
-nsenter -t "$GS1" -n -m gluster --mode=script volume set "$P-vol" performance.quick-read off \
+nsenter -t "$GS1" -n -m -p gluster --mode=script volume set "$P-vol" performance.quick-read off \
     > "$WORK/set.log" 2>&1 || { cat "$WORK/set.log" >&2; fail "gluster volume set failed"; }
 i=0
 while { [ "$(graphs 1)" -le "$before1" ] || [ "$(graphs 2)" -le "$before2" ]; } && [ $i -lt 300 ]; do

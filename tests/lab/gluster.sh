@@ -23,7 +23,7 @@ lab_pids() {
     for i in 1 2 3; do ip netns pids "$P-gluster-gs$i" 2>/dev/null || true; done
     jq -r '.hosts[0].process.pid' "$WORK/status.json"
 }
-gluster() { nsenter -t "$GS1" -n -m gluster --mode=script "$@"; }
+gluster() { nsenter -t "$GS1" -n -m -p gluster --mode=script "$@"; }
 
 start=$(date +%s)
 expect_code 0 "$FAULTLINE" lab up gluster
@@ -46,10 +46,26 @@ GS1=$(jq -r '.hosts[1].process.pid' "$S")
 for i in 1 2 3; do
     pid=$(jq -r ".hosts[$i].process.pid" "$S")
     [ "$(nsenter -t "$pid" -u hostname)" = "gs$i" ] || fail "gs$i has hostname $(nsenter -t "$pid" -u hostname)"
-    nsenter -t "$pid" -m grep -q " $LABDIR/gs$i/brick xfs " /proc/mounts || fail "no xfs brick inside gs$i"
+    nsenter -t "$pid" -m -p grep -q " $LABDIR/gs$i/brick xfs " /proc/mounts || fail "no xfs brick inside gs$i"
     nsenter -t "$pid" -m test -S /run/glusterd.socket || fail "gs$i has no private glusterd socket"
 done
 ! grep -q " $LABDIR/gs1/brick " /proc/mounts || fail "the brick of gs1 is visible outside its server"
+# A session on each server, over ssh as on a real server (the lab's keys
+# from lab status): the storage's own CLI reaches that server's glusterd,
+# and the session sees that server's processes only.
+for i in 1 2 3; do
+    lab_ssh "$S" gs$i gluster --mode=script volume info "$VOL" > "$WORK/session" 2>&1 ||
+        { cat "$WORK/session" >&2; fail "gluster volume info in a session on gs$i"; }
+    contains "$WORK/session" "Volume Name: $VOL"
+    lab_ssh "$S" gs$i 'hostname; ps -e -o pid=,comm=' > "$WORK/session" 2>&1 ||
+        { cat "$WORK/session" >&2; fail "no ps in a session on gs$i"; }
+    [ "$(head -n 1 "$WORK/session")" = gs$i ] || fail "a session on gs$i runs on $(head -n 1 "$WORK/session")"
+    [ "$(awk '$2 == "glusterd"' "$WORK/session" | wc -l)" = 1 ] ||
+        fail "a session on gs$i sees $(awk '$2 == "glusterd"' "$WORK/session" | wc -l) glusterd processes, its own only expected: $(cat "$WORK/session")"
+    awk '$1 == 1 { print $2 }' "$WORK/session" | grep -qx faultline || fail "PID 1 of gs$i is not the lab's init"
+    others=$(sed 1d "$WORK/session" | awk '$2 !~ /^(faultline|glusterd|glusterfsd|glusterfs|sshd|bash|sh|ps)$/')
+    [ -z "$others" ] || fail "a session on gs$i sees processes that are not the server's: $others"
+done
 grep -q " $MNT fuse.glusterfs " /proc/mounts || fail "the volume is not FUSE-mounted at $MNT"
 gluster volume info "$VOL" > "$WORK/info"
 contains "$WORK/info" "Number of Bricks: 1 x 3 = 3"
@@ -140,6 +156,57 @@ gluster volume status "$VOL" detail > "$WORK/vstatus"
 [ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online"; }
 # the lab was up before the run: it stays
 expect_code 0 "$FAULTLINE" lab status gluster
+
+# --- the README's real-cluster example, against the lab as a real cluster ---
+# The gluster example of "Testing a real cluster" as written there, with the
+# lab's addresses, keys (lab status) and volume, and shorter: no `lab =`, the
+# servers reached over ssh, gs1's brick killed through its agent and started
+# again by its restart command, the heal asked on gs2.  Its report has the
+# heal measured and the volume's options from [cluster].
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+awk '/^<!-- gluster-example:/ { m = 1; next } m && /^```ini$/ { p = 1; m = 0; next }
+     p && /^```$/ { exit } p' "$ROOT/README.md" > "$WORK/example.scn"
+grep -q '^\[cluster\]' "$WORK/example.scn" || fail "no gluster example in README.md"
+ID=$(jq -r '.hosts[1].ssh_identity' "$S")
+KH=$(jq -r '.hosts[1].ssh_known_hosts' "$S")
+set -- -e "s#/home/qa/.ssh/storage_ed25519#$ID#" -e "s#/home/qa/.ssh/storage_known_hosts#$KH#" \
+    -e "s#/mnt/gv0#$MNT#" -e "s#gv0#$VOL#g" -e 's/^duration = .*/duration = 8s/' \
+    -e 's/^heal_wait = .*/heal_wait = 90s/' -e 's/^size = .*/size = 2MiB/' -e 's/^procs = .*/procs = 4/' \
+    -e 's/^at = .*/at = 2s/' -e 's/^restart_after = [^ ]*/restart_after = 3s/'
+for i in 1 2 3; do
+    # the agent's copy in the lab's directory, not the machine's /var/tmp
+    set -- "$@" -e "s#^ssh = root@gs$i.example.com#ssh = $(jq -r ".hosts[$i].ssh" "$S")\nagent_dir = $(jq -r ".hosts[$i].agent_dir" "$S")#"
+done
+sed "$@" "$WORK/example.scn" > "$WORK/cluster.scn"
+! grep -q '^lab *=' "$WORK/cluster.scn" || fail "the example names a lab"
+grep -q "example.com" "$WORK/cluster.scn" && fail "a host of the example is not the lab's: $(grep example.com "$WORK/cluster.scn")"
+expect_code 0 "$FAULTLINE" check "$WORK/cluster.scn"
+"$FAULTLINE" run "$WORK/cluster.scn" --out "$WORK/cluster" -q > "$WORK/cluster.out" 2>&1 || true
+R=$WORK/cluster/report.json
+[ -s "$R" ] || { cat "$WORK/cluster.out" >&2; fail "the example run wrote no report"; }
+json "$R" '.faults[0].detail | test("^on gs1: glusterfsd of gs1 killed")' true
+json "$R" '.faults[0].error' null
+# the heal, asked on gs2 over ssh: its time, or (GlusterFS's own pace, as
+# for the brick run above) what was left when heal_wait ran out
+if [ "$(jq .faults[0].heal_s "$R")" = null ]; then
+    grep -F '"event":"heal"' "$WORK/cluster/events.jsonl" |
+        grep -Eq 'did not heal within heal_wait \([1-9][0-9]* entries still to heal' ||
+        fail "the example run has no heal time, and no heal event says what was left"
+else
+    json "$R" '.faults[0].heal_s >= 0' true
+    grep -F '"event":"heal"' "$WORK/cluster/events.jsonl" | grep -qF "$VOL is whole" ||
+        fail "the example run's heal event does not say the volume is whole"
+fi
+# the manifest: the volume as gluster volume info says it, asked on gs2
+json "$R" '[.manifest.target.cluster.kind, .manifest.target.cluster.volume_name]' "[\"gluster\",\"$VOL\"]"
+json "$R" '.manifest.target.cluster.via | startswith("on gs2 (ssh root@")' true
+jq -r '.manifest.target.cluster.options | to_entries[] | "\(.key)\t\(.value)"' "$R" | sort > "$WORK/coptions"
+cmp -s "$WORK/options" "$WORK/coptions" || { diff "$WORK/options" "$WORK/coptions" >&2; fail "manifest.target.cluster.options differ from gluster volume info"; }
+echo "  the README's gluster example over ssh: $(jq -r 'if .faults[0].heal_s == null then "not healed within heal_wait"
+    else "healed \(.faults[0].heal_s) s after the brick came back" end' "$R"), $(wc -l < "$WORK/coptions") options in the manifest, verdict $(jq -r .verdict "$R")"
+# gs1's brick back online (its restart, through its agent)
+gluster volume status "$VOL" detail > "$WORK/vstatus"
+[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online after the example run"; }
 
 # --- a server's power cut and power-on: it comes back whole, its sshd too ---
 sshd_of() { awk -v h="$1" '$1 == "sshd" && $2 == h { p = $3 } END { print p }' "/run/faultline/labs/$P-gluster.state"; }

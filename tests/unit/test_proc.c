@@ -12,6 +12,17 @@
  *   - it enters the mount namespace of the process it joins: it sees a
  *     file mounted only there, which we do not (root only);
  *   - a process that is gone is refused before anything runs.
+ *
+ * proc_start_init and joining a PID namespace (a lab server's, root only):
+ *   - the init is PID 1 of a namespace of its own, with /proc mounted for
+ *     it in its mount namespace;
+ *   - a program run there (proc_run_at) and a function called there
+ *     (proc_call_at_shared) live in that namespace: they see its PID 1 and
+ *     have small PIDs of their own;
+ *   - a process started there (proc_spawn_at) is named by the PID our
+ *     namespace sees, with a second PID in the server's (NSpid), and is
+ *     the child of the namespace's init, not ours;
+ *   - killing the init from outside ends the namespace and everything in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +184,91 @@ static void test_gone_process_refused(void **state)
     assert_int_equal(p.value, 0); /* nothing ran */
 }
 
+/* The setup of a server's mount namespace: private, so that its /proc
+ * does not reach ours. */
+static int own_mounts(void *ctx)
+{
+    (void)ctx;
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return errno;
+    return 0;
+}
+
+/* The second PID of /proc/PID/status's NSpid line (its PID in the
+ * namespace below ours), 0 when it has none. */
+static long inner_pid(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long outer = 0, inner = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "NSpid: %ld %ld", &outer, &inner) >= 1)
+            break;
+    if (f)
+        fclose(f);
+    return inner;
+}
+
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int ppid = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "PPid: %d", &ppid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (pid_t)ppid;
+}
+
+static void test_joins_a_pid_namespace(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    struct proc_place boot = {.setup = own_mounts};
+    char *init_argv[] = {"/bin/sleep", "1000", NULL};
+    pid_t init;
+    uint64_t init_start;
+    char err[512] = "", out[256];
+    assert_int_equal(proc_start_init(&boot, init_argv, &init, &init_start, err, sizeof err), 0);
+    assert_int_equal(proc_state(init, init_start), PROC_RUNNING);
+    assert_int_equal(inner_pid(init), 1);
+    struct proc_place there = {.join = init, .join_start = init_start};
+    char *look[] = {"sh", "-c", "echo $$; cat /proc/1/comm", NULL};
+    assert_int_equal(proc_run_at(&there, look, out, sizeof out, 10000), 0);
+    long pid_there = strtol(out, NULL, 10);
+    assert_true(pid_there > 1 && pid_there < 100);
+    assert_non_null(strstr(out, "\nsleep"));
+    struct probe p = {.fd = -1};
+    assert_int_equal(proc_call_at_shared(&there, probe_fn, &p, err, sizeof err), 0);
+    assert_true(p.pid > 1 && p.pid < 100);
+    char log[] = "/tmp/fl-test-proc-log-XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    pid_t child;
+    uint64_t child_start;
+    char *sleeper[] = {"sleep", "1000", NULL};
+    assert_int_equal(proc_spawn_at(&there, sleeper, log, &child, &child_start, err, sizeof err), 0);
+    unlink(log);
+    assert_int_equal(proc_state(child, child_start), PROC_RUNNING);
+    long inner = inner_pid(child);
+    assert_true(inner > 1 && inner < 100 && inner != child);
+    /* not our child but the init's, as a daemon's parent on a real server
+     * is its PID 1: nothing of ours has to reap it for the namespace to go */
+    assert_int_equal(parent_of(child), init);
+    /* its init killed, the namespace goes with everything in it */
+    assert_int_equal(proc_kill(init, init_start, SIGKILL, err, sizeof err), 0);
+    /* dead (a zombie until whoever it was left to reaps it) */
+    assert_true(proc_state(init, init_start) == PROC_GONE ||
+                proc_state(init, init_start) == PROC_ZOMBIE);
+    assert_int_equal(proc_state(child, child_start), PROC_GONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_descriptors_are_shared),
         cmocka_unit_test(test_enters_the_mount_namespace),
         cmocka_unit_test(test_gone_process_refused),
+        cmocka_unit_test(test_joins_a_pid_namespace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,99 @@
+/* storage — the table of storage kinds, and a real cluster's CLI over
+ * ssh; see storage.h. */
+#include "storage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../faults/sshcmd.h"
+#include "../../lib/proc.h"
+
+/* Every storage kind, one line each. */
+#define KINDS(X)                                                                               \
+    X(storage_gluster)                                                                         \
+    X(storage_ceph)                                                                            \
+    /* one line per storage kind, each ending in a backslash */
+
+#define DECLARE(kind) extern const struct storage_kind kind;
+KINDS(DECLARE)
+#define ENTRY(kind) &kind,
+static const struct storage_kind *const kinds[] = {KINDS(ENTRY)};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+unsigned storage_kinds_all(const struct storage_kind *const **out)
+{
+    *out = kinds;
+    return NKINDS;
+}
+
+const struct storage_kind *storage_kind_find(const char *name)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if (strcmp(kinds[i]->name, name) == 0)
+            return kinds[i];
+    return NULL;
+}
+
+const char *storage_kinds(void)
+{
+    static char text[64];
+    if (text[0])
+        return text;
+    size_t used = 0;
+    for (size_t i = 0; i < NKINDS && used < sizeof text; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? "|" : "",
+                                 kinds[i]->name);
+    return text;
+}
+
+/* The CLI on the via host: one ssh per question, the words quoted for the
+ * remote shell, through sudo -n when the host says sudo = yes (the
+ * storage's CLI wants root, as the agent does).  ssh's own complaint (the
+ * login, the host key) comes back in out like the CLI's. */
+static int cli_over_ssh(const struct storage *st, char *const argv[], char *out, size_t outlen,
+                        int timeout_ms)
+{
+    const struct ssh_dest *d = st->at;
+    char command[4096] = "";
+    if (d->sudo)
+        snprintf(command, sizeof command, "sudo -n");
+    for (int i = 0; argv[i]; i++)
+        if (!sshcmd_quote(command, sizeof command, argv[i])) {
+            snprintf(out, outlen, "the command for %s is too long", st->where);
+            return -1;
+        }
+    struct sshcmd c;
+    sshcmd_argv(d, command, &c);
+    return proc_run(c.argv, out, outlen, timeout_ms);
+}
+
+void storage_over_ssh(struct storage *st, const struct storage_kind *k, const char *volume,
+                      const char *host, const struct ssh_dest *via)
+{
+    memset(st, 0, sizeof *st);
+    st->kind = k;
+    snprintf(st->volume, sizeof st->volume, "%s", volume ? volume : "");
+    st->cli = cli_over_ssh;
+    st->at = via;
+    char dest[160];
+    if (via->port)
+        snprintf(dest, sizeof dest, "%s:%llu", via->dest, (unsigned long long)via->port);
+    else
+        snprintf(dest, sizeof dest, "%s", via->dest);
+    snprintf(st->where, sizeof st->where, "on %.31s (ssh %.140s%s)", host, dest,
+             via->sudo ? ", sudo" : "");
+}
+
+int storage_cli_ok(const struct storage *st, char *const argv[], char *out, size_t outlen,
+                   int timeout_ms, char *err, size_t errlen)
+{
+    int rc = st->cli(st, argv, out, outlen, timeout_ms);
+    if (rc == 0)
+        return 0;
+    size_t used = 0;
+    for (int i = 0; argv[i] && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? " " : "", argv[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, " %s failed (%d): %.400s", st->where, rc, out);
+    return -1;
+}
