@@ -161,15 +161,15 @@ static const char boot_body[] =
     "nothing there was run. Give agent_dir a directory whose every parent is owned by "
     "$who and not writable by group or others (or sticky and owned by root, like /tmp)\"\n"
     "done\n"
-    /* Which build is there: the host's own sha256sum, so that nothing
+    /* Which build a file is: the host's own sha256sum, so that nothing
      * that is not ours runs (without one: the copy itself, checked). */
+    "sum() { if command -v sha256sum > /dev/null; then s=$(sha256sum < \"$1\") && "
+    "echo \"${s%% *}\"; else \"$1\" build-id 2>&1; fi; }\n"
     "id=\n"
     "if [ -e \"$b\" ] || [ -L \"$b\" ]; then\n"
     "  mine \"$b\"\n"
     "  [ -f \"$b\" ] || no \"refusing $b on $h: it is not a regular file; remove it\"\n"
-    "  if command -v sha256sum > /dev/null; then id=$(sha256sum < \"$b\") && id=${id%% *} "
-    "|| id=\n"
-    "  else id=$(\"$b\" build-id 2> /dev/null) || id=; fi\n"
+    "  id=$(sum \"$b\") || id=\n"
     "fi\n"
     /* Ours over stdin, into a new file only we can have made (mktemp:
      * O_EXCL, 0600), renamed over the old one whole. */
@@ -181,9 +181,11 @@ static const char boot_body[] =
     "mv -f -- \"$t\" \"$b\" || { rm -f -- \"$t\"; no \"cannot write $b on $h\"; }\n"
     "  c=1\n"
     "fi\n"
-    /* It runs here (a library the host lacks shows now, by name). */
-    "o=$(\"$b\" build-id 2>&1) || no \"$b cannot run on $h: $(echo \"$o\" | tr \"\\n\" \" \")\"\n"
-    "[ \"$o\" = \"$want\" ] || no \"the copy at $b on $h is another build ($o)\"\n"
+    /* It is ours, whole, and runs here (a library the host lacks shows
+     * now, by name; --version is cheap, build-id hashes the whole file). */
+    "o=$(sum \"$b\")\n"
+    "[ \"$o\" = \"$want\" ] || no \"the copy at $b on $h is another build (${o:-unknown})\"\n"
+    "o=$(\"$b\" --version 2>&1) || no \"$b cannot run on $h: $(echo \"$o\" | tr \"\\n\" \" \")\"\n"
     "[ -z \"$c\" ] || echo FL-COPIED\n"
     "exec \"$b\" agent --dir \"$p\" --$how $tag\n";
 
