@@ -472,12 +472,12 @@ sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2224/" "$LAB/ssh/sshd-ctrl-b.c
 unshare -m --propagation private sh -c "mount -t tmpfs -o mode=755 fl-var-lib /var/lib && exec ip netns exec $NS_B /usr/sbin/sshd -D -e -f $WORK/sshd-home.conf" \
     > "$WORK/sshd-home.log" 2>&1 &
 HOME_SSHD=$!
-stop_home_sshd() { kill "$HOME_SSHD" 2> /dev/null; wait "$HOME_SSHD" 2> /dev/null; }
+stop_home_sshd() { kill "$HOME_SSHD" 2> /dev/null; wait "$HOME_SSHD" 2> /dev/null || true; }
 at_exit stop_home_sshd
 until_ms 5000 sh -c "ip netns exec $NS_B ss -Hltn src $ADDR_B:2224 | grep -q LISTEN" > /dev/null ||
     fail "the sshd with its own /var/lib does not listen: $(cat "$WORK/sshd-home.log")"
 on_far() { # CMD: run over ssh on host far, as the agent's sessions are
-    ssh -T -oBatchMode=yes -oLogLevel=ERROR -p 2224 -i "$LAB/ssh/client_key" -oIdentitiesOnly=yes \
+    ssh -T -oBatchMode=yes -oConnectTimeout=10 -oLogLevel=ERROR -p 2224 -i "$LAB/ssh/client_key" -oIdentitiesOnly=yes \
         -oUserKnownHostsFile="$WORK/known-home" -oStrictHostKeyChecking=yes "root@$ADDR_B" "$1"
 }
 [ "$(on_far 'ls -A /var/lib')" = "" ] || fail "the sessions of host far have a /var/lib that is not empty"
