@@ -172,14 +172,17 @@ static const char boot_body[] =
     "  id=$(sum \"$b\") || id=\n"
     "fi\n"
     /* Ours over stdin, into a new file only we can have made (mktemp:
-     * O_EXCL, 0600), renamed over the old one whole. */
-    "c=\n"
+     * O_EXCL, 0600), renamed over the old one whole; removed when the
+     * session ends first (the controller gone: sshd's SIGHUP). */
+    "c=; t=\n"
+    "part() { [ -z \"$t\" ] || rm -f -- \"$t\"; }\n"
     "if [ \"$id\" != \"$want\" ]; then\n"
+    "  trap \"part; exit 1\" HUP INT TERM PIPE\n"
     "  t=$(mktemp \"$p/.faultline.XXXXXX\") || no \"cannot create a file in $p on $h\"\n"
     "  echo \"FL-SEND ${id:-none}\"\n"
     "  head -c $n > \"$t\" && [ \"$(wc -c < \"$t\")\" -eq $n ] && chmod 700 \"$t\" && "
-    "mv -f -- \"$t\" \"$b\" || { rm -f -- \"$t\"; no \"cannot write $b on $h\"; }\n"
-    "  c=1\n"
+    "mv -f -- \"$t\" \"$b\" || { part; no \"cannot write $b on $h\"; }\n"
+    "  t=; c=1; trap - HUP INT TERM PIPE\n"
     "fi\n"
     /* It is ours, whole, and runs here (a library the host lacks shows
      * now, by name; --version is cheap, build-id hashes the whole file). */
