@@ -559,6 +559,21 @@ static void remove_run(const char *run)
     rmdir(run);
 }
 
+/* The agent's home holds what it runs (itself) and what it replays (its
+ * undo logs, with their commands): it goes on only where nobody but its
+ * own user or root can have put anything.  The bootstrap (remote.c) has
+ * checked that already, before it ran anything there; this holds for an
+ * agent started some other way too. */
+static int own_home(const char *dir, char *err, size_t errlen)
+{
+    char why[1024];
+    if (mkdir_p(dir, why, sizeof why) != 0 || private_dir(dir, why, sizeof why) != 0) {
+        snprintf(err, errlen, "refusing its directory: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
 int agent_serve(const char *dir, const char *tag, int in, int out)
 {
     struct agent *a = calloc(1, sizeof *a);
@@ -570,9 +585,9 @@ int agent_serve(const char *dir, const char *tag, int in, int out)
     a->tag = tag;
     a->out = out;
     agent_run_dir(dir, tag, a->run, sizeof a->run);
-    char err[1024];
-    if (mkdir_p(a->run, err, sizeof err) != 0 || undo_open_unlisted(&a->undo, a->run, err,
-                                                                    sizeof err) != 0) {
+    char err[1280];
+    if (own_home(dir, err, sizeof err) != 0 || mkdir_p(a->run, err, sizeof err) != 0 ||
+        undo_open_unlisted(&a->undo, a->run, err, sizeof err) != 0) {
         fprintf(stderr, "faultline agent: %s\n", err);
         free(a);
         return 2;
@@ -667,11 +682,14 @@ static bool agent_live(const char *run, struct undo_writer *w)
 
 int agent_cleanup(const char *dir, const char *tag, int out)
 {
-    char run[PATH_MAX], err[1024] = "";
+    char run[PATH_MAX], err[1280] = "";
     agent_run_dir(dir, tag, run, sizeof run);
     unsigned undone = 0;
+    /* Nothing runs from a home others could have planted (the undo log
+     * holds commands), and nothing is undone under a live agent. */
+    bool home = own_home(dir, err, sizeof err) == 0;
     struct undo_writer w;
-    bool live = agent_live(run, &w);
+    bool live = home && agent_live(run, &w);
     int rc = -1;
     if (live) {
         char pid[32] = "pid not known";
@@ -680,13 +698,13 @@ int agent_cleanup(const char *dir, const char *tag, int out)
         snprintf(err, sizeof err, "the agent of run %s is still running here (%s): it puts "
                  "this host back by itself when its controller clears, its connection closes "
                  "or a lease ends; nothing was undone under it", tag, pid);
-    } else {
+    } else if (home) {
         rc = undo_replay(run, &undone, err, sizeof err);
     }
     /* What the agent had restored by itself: "NAME BY TIME" lines. */
     char path[PATH_MAX + 16], restored[4096] = "";
     snprintf(path, sizeof path, "%s/restored.log", run);
-    FILE *f = fopen(path, "r");
+    FILE *f = home ? fopen(path, "r") : NULL;
     char line[256];
     size_t used = 0;
     while (f && fgets(line, sizeof line, f) && used < sizeof restored) {

@@ -27,6 +27,7 @@
 #define TIME_ROUNDS 8
 #define MAX_REMOTE_FAULTS 256
 #define REMOTE_MAX_RANGES 64
+#define BOOT_SCRIPT_MAX 8192 /* the bootstrap and its variables */
 
 /* What one fault's agent said (f->state of a fault that goes through r). */
 struct remote_fault {
@@ -107,40 +108,108 @@ int remote_dest_decode(const char *text, struct ssh_dest *d)
 
 /* --- ssh --- */
 
-/* The script the host's sh runs: check the agent's copy, take ours over
- * stdin when it differs, exec it.  It holds no single quote, so that it
- * can be quoted once for the remote shell. */
+/* The script the host's sh runs: find the agent's home, check that nobody
+ * but its user (or root) can have put anything there, then check the
+ * agent's copy, take ours over stdin when it differs, and exec it.  It
+ * holds no single quote, so that it can be quoted once for the remote
+ * shell.  Its variables come first (bootstrap_script); "FL-ERROR why" is
+ * its last word when it gives up. */
+static const char boot_body[] =
+    "h=$(uname -n); u=$(id -u); me=\"$(id -un) (uid $u)\"; umask 077\n"
+    "[ \"$u\" = 0 ] && who=root || who=\"root or $me\"\n"
+    "no() { echo \"FL-ERROR $*\"; exit 1; }\n"
+    "m=$(uname -m); [ \"$m\" = \"$arch\" ] || "
+    "no \"$h is $m, and this faultline is built for $arch\"\n"
+    /* The default home is the user's own: root's (and sudo's) under
+     * /var/lib, another user's under its HOME. */
+    "if [ -z \"$d\" ]; then\n"
+    "  if [ \"$u\" = 0 ]; then d=$root\n"
+    "  elif [ -n \"$HOME\" ]; then d=\"$HOME/$home\"\n"
+    "  else no \"$me on $h has no HOME for the agent: give the host an agent_dir\"; fi\n"
+    "fi\n"
+    "base=$(basename -- \"$d\") && up=$(dirname -- \"$d\") || no \"cannot take $d apart on $h\"\n"
+    "case $base in .|..|/) no \"agent_dir $d on $h names no directory of its own\" ;; esac\n"
+    "d=\"${up%/}/$base\"\n"
+    /* mkdir -p succeeds on a directory that exists, whoever owns it: what
+     * follows is what decides. */
+    "[ -L \"$d\" ] || mkdir -p -- \"$d\" || no \"cannot create $d on $h\"\n"
+    /* The real path of its parent: no link above it is followed again. */
+    "up=$(CDPATH= cd -P -- \"$up\" && pwd -P) || no \"cannot resolve $up on $h\"\n"
+    "p=\"${up%/}/$base\"; b=\"$p/faultline\"\n"
+    "look() { s=$(stat -c \"%u %a %U\" -- \"$1\" 2>&1) || no \"cannot look at $1 on $h: $s\"; "
+    "set -- $s; o=$1; a=$2; w=\"owned by $3 (uid $1) with mode $2\"; }\n"
+    /* The home and the binary: not links, ours, not writable by others. */
+    "mine() {\n"
+    "  [ ! -L \"$1\" ] || no \"refusing $1 on $h: it is a symbolic link (to "
+    "$(readlink -- \"$1\")), and nothing is run through a link; nothing there was run: "
+    "remove it (rm $1)\"\n"
+    "  look \"$1\"\n"
+    "  [ \"$o\" = \"$u\" ] && [ $((0$a & 022)) = 0 ] || no \"refusing $1 on $h: it is $w; "
+    "it must be owned by $me and not writable by group or others. Nothing there was run: "
+    "remove it (rm -rf $1), and faultline creates it again with mode 700\"\n"
+    "}\n"
+    "mine \"$p\"\n"
+    "[ -d \"$p\" ] || no \"refusing $p on $h: it is not a directory\"\n"
+    /* Every directory above: another user who may write to one could
+     * rename the home away and put their own in its place (unless it is
+     * root's and sticky, like /tmp). */
+    "q=$p\n"
+    "while [ \"$q\" != / ]; do\n"
+    "  q=${q%/*}; q=${q:-/}; look \"$q\"\n"
+    "  { [ \"$o\" = 0 ] || [ \"$o\" = \"$u\" ]; } && { [ $((0$a & 022)) = 0 ] || "
+    "{ [ \"$o\" = 0 ] && [ $((0$a & 01000)) != 0 ]; }; } || no \"refusing $p on $h: it is "
+    "under $q, $w, so another user could rename it away and put another in its place; "
+    "nothing there was run. Give agent_dir a directory whose every parent is owned by "
+    "$who and not writable by group or others (or sticky and owned by root, like /tmp)\"\n"
+    "done\n"
+    /* Which build a file is: the host's own sha256sum, so that nothing
+     * that is not ours runs (without one: the copy itself, checked). */
+    "sum() { if command -v sha256sum > /dev/null; then s=$(sha256sum < \"$1\") && "
+    "echo \"${s%% *}\"; else \"$1\" build-id 2>&1; fi; }\n"
+    "id=\n"
+    "if [ -e \"$b\" ] || [ -L \"$b\" ]; then\n"
+    "  mine \"$b\"\n"
+    "  [ -f \"$b\" ] || no \"refusing $b on $h: it is not a regular file; remove it\"\n"
+    "  id=$(sum \"$b\") || id=\n"
+    "fi\n"
+    /* Ours over stdin, into a new file only we can have made (mktemp:
+     * O_EXCL, 0600), renamed over the old one whole; removed when the
+     * session ends first (the controller gone: sshd's SIGHUP). */
+    "c=; t=\n"
+    "part() { [ -z \"$t\" ] || rm -f -- \"$t\"; }\n"
+    "if [ \"$id\" != \"$want\" ]; then\n"
+    "  trap \"part; exit 1\" HUP INT TERM PIPE\n"
+    "  t=$(mktemp \"$p/.faultline.XXXXXX\") || no \"cannot create a file in $p on $h\"\n"
+    "  echo \"FL-SEND ${id:-none}\"\n"
+    "  head -c $n > \"$t\" && [ \"$(wc -c < \"$t\")\" -eq $n ] && chmod 700 \"$t\" && "
+    "mv -f -- \"$t\" \"$b\" || { part; no \"cannot write $b on $h\"; }\n"
+    "  t=; c=1; trap - HUP INT TERM PIPE\n"
+    "fi\n"
+    /* It is ours, whole, and runs here (a library the host lacks shows
+     * now, by name; --version is cheap, build-id hashes the whole file). */
+    "o=$(sum \"$b\")\n"
+    "[ \"$o\" = \"$want\" ] || no \"the copy at $b on $h is another build (${o:-unknown})\"\n"
+    "o=$(\"$b\" --version 2>&1) || no \"$b cannot run on $h: $(echo \"$o\" | tr \"\\n\" \" \")\"\n"
+    "[ -z \"$c\" ] || echo FL-COPIED\n"
+    "exec \"$b\" agent --dir \"$p\" --$how $tag\n";
+
+/* The script's variables: the agent_dir ("" the default), our machine,
+ * build id and size, the agent's mode and run tag.  agent_dir holds only
+ * letters, digits and /._-+ (scenario.c), the others are ours: none needs
+ * quotes. */
 static void bootstrap_script(const struct ssh_dest *d, size_t size, const char *mode,
                              const char *tag, char *out, size_t n)
 {
-    const char *dir = d->agent_dir[0] ? d->agent_dir : REMOTE_DEFAULT_AGENT_DIR;
-    const char *id = self_build_id(), *arch = self_machine();
-    snprintf(out, n,
-             "d=%s; b=\"$d/faultline\"; umask 077; h=$(uname -n)\n"
-             "mkdir -p \"$d\" || { echo \"FL-ERROR cannot create $d on $h\"; exit 1; }\n"
-             "m=$(uname -m); [ \"$m\" = %s ] || { echo \"FL-ERROR $h is $m, and this "
-             "faultline is built for %s\"; exit 1; }\n"
-             "id=$(\"$b\" build-id 2>/dev/null) || id=\n"
-             "if [ \"$id\" != %s ]; then\n"
-             "  echo \"FL-SEND ${id:-none}\"; t=\"$b.part.$$\"\n"
-             "  head -c %zu > \"$t\" && [ \"$(wc -c < \"$t\")\" -eq %zu ] && chmod 700 \"$t\" && "
-             "mv -f \"$t\" \"$b\" || { rm -f \"$t\"; echo \"FL-ERROR cannot write $b on $h\"; "
-             "exit 1; }\n"
-             "  o=$(\"$b\" build-id 2>&1) || { echo \"FL-ERROR $b cannot run on $h: $(echo "
-             "\"$o\" | tr \"\\n\" \" \")\"; exit 1; }\n"
-             "  [ \"$o\" = %s ] || { echo \"FL-ERROR the copy at $b on $h is another build "
-             "($o)\"; exit 1; }\n"
-             "  echo FL-COPIED\n"
-             "fi\n"
-             "exec \"$b\" agent --dir \"$d\" --%s %s\n",
-             dir, arch, arch, id, size, size, id, mode, tag);
+    snprintf(out, n, "d=%s; arch=%s; want=%s; n=%zu; how=%s; tag=%s; root=%s; home=%s\n%s",
+             d->agent_dir, self_machine(), self_build_id(), size, mode, tag,
+             REMOTE_ROOT_AGENT_DIR, REMOTE_USER_AGENT_DIR, boot_body);
 }
 
 /* Starts ssh with the agent's bootstrap; r->to/from/ssh filled. */
 static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *script, char *err,
                      size_t errlen)
 {
-    char command[8192];
+    char command[BOOT_SCRIPT_MAX + 64];
     /* The remote shell gets one word: sh -c 'SCRIPT' (SCRIPT holds no '). */
     snprintf(command, sizeof command, "%ssh -c '%s'", d->sudo ? "sudo -n " : "", script);
     struct sshcmd c;
@@ -538,7 +607,7 @@ static struct remote *connect_agent(const struct ssh_dest *d, const char *name, 
         free(r);
         return NULL;
     }
-    char script[4096];
+    char script[BOOT_SCRIPT_MAX];
     bootstrap_script(d, size, mode, tag, script, sizeof script);
     uint64_t began = mono_ns();
     char why[1024] = "";

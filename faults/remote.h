@@ -2,12 +2,17 @@
  * remote — faults on an ssh host, through `faultline agent` (agent.h).
  *
  * One OpenSSH `ssh` per host, started when the run starts, carries
- * everything: a short sh script checks the agent's copy of faultline in the
- * host's agent_dir against our build id (selfid.h), copies our own
+ * everything: a short sh script finds the host's agent_dir, refuses it
+ * (running nothing there) unless it and every directory above it are safe
+ * from the host's other users (owned by the ssh user or root, not a link,
+ * not writable by group or others but for root's sticky ones like /tmp),
+ * checks the agent's copy of faultline there against our build id (a
+ * SHA-256, selfid.h) with the host's own sha256sum, copies our own
  * executable over the same connection when it is missing, broken or
- * another build, and execs `faultline agent`.  The user's ssh config
- * applies (ProxyJump, ControlMaster); ssh_identity, ssh_known_hosts and
- * ssh_options are handed to ssh as they are.
+ * another build (a new file, renamed into place), and execs `faultline
+ * agent`.  The user's ssh config applies (ProxyJump, ControlMaster);
+ * ssh_identity, ssh_known_hosts and ssh_options are handed to ssh as they
+ * are.
  *
  * Once the agent says hello, eight time requests measure the round trip
  * and the offset of the agent's monotonic clock (the sample with the
@@ -30,9 +35,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lib/selfid.h"
 #include "fault.h"
 
-#define REMOTE_DEFAULT_AGENT_DIR "/var/tmp/faultline-agent"
+/* Where the agent lives on a host that gives no agent_dir: a directory
+ * only the ssh user can write to.  Root's (and, with sudo = yes, the
+ * agent's: it runs as root) is under /var/lib; another user's is under its
+ * HOME.  Created with mode 700. */
+#define REMOTE_ROOT_AGENT_DIR "/var/lib/faultline-agent"
+#define REMOTE_USER_AGENT_DIR ".faultline-agent" /* in $HOME */
 #define REMOTE_DEFAULT_LEASE_NS 5000000000ull
 
 struct remote;
@@ -45,7 +56,7 @@ struct remote_info {
     int64_t offset_ns;  /* the agent's monotonic clock minus ours */
     uint64_t connect_ns; /* from starting ssh to the agent's hello */
     bool copied;        /* our executable was copied to the host */
-    char build[48];     /* the agent's build id */
+    char build[SELF_BUILD_ID_LEN + 1]; /* the agent's build id (selfid.h) */
     uint64_t agent_pid; /* its process on the host */
     char nodename[65];  /* the host's uname, as its agent said hello ("" unknown) */
     char kernel[65];

@@ -159,7 +159,9 @@ static const struct key_def host_keys[] = {
     {"sudo", KEY_BOOL, "no", NULL, KEY_FIELD(struct host_spec, via.sudo), 0, 0,
      "ssh: start the agent through sudo -n", 0},
     {"agent_dir", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, via.agent_dir), 0, 0,
-     "ssh: where the agent lives on the host (default /var/tmp/faultline-agent)", 0},
+     "ssh: where the agent lives on the host (default /var/lib/faultline-agent for root and "
+     "sudo, else ~/.faultline-agent); refused unless only its user or root can write to it "
+     "and to every directory above it", 0},
     {"lease", KEY_DURATION, "5s", NULL, KEY_FIELD(struct host_spec, via.lease_ns), 0,
      AT_MOST_A_DAY,
      "ssh: the agent clears a fault by itself this long after its planned clear, whatever "

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,4 +111,104 @@ int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* A user's name for messages ("uid N" when it has none). */
+static void user_name(uid_t uid, char *out, size_t n)
+{
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found)
+        snprintf(out, n, "%s", found->pw_name);
+    else
+        snprintf(out, n, "uid %u", (unsigned)uid);
+}
+
+/* "owned by NAME (uid N) with mode M", for messages. */
+static void owner_of(const struct stat *st, char *out, size_t n)
+{
+    char name[64];
+    user_name(st->st_uid, name, sizeof name);
+    snprintf(out, n, "owned by %s (uid %u) with mode %o", name, (unsigned)st->st_uid,
+             (unsigned)(st->st_mode & 07777));
+}
+
+/* The directory itself: ours alone. */
+static int own_dir(const char *dir, uid_t me, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        snprintf(err, errlen, "cannot look at %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char to[PATH_MAX] = "?";
+        ssize_t len = readlink(dir, to, sizeof to - 1);
+        to[len > 0 ? len : 1] = '\0';
+        snprintf(err, errlen, "%s is a symbolic link (to %s), and nothing is run through a "
+                 "link; remove it (rm %s)", dir, to, dir);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a directory", dir);
+        return -1;
+    }
+    if (st.st_uid != me || (st.st_mode & 022)) {
+        char who[160], name[64];
+        owner_of(&st, who, sizeof who);
+        user_name(me, name, sizeof name);
+        snprintf(err, errlen, "%s is %s: it must be owned by %s (uid %u) and not writable by "
+                 "group or others; remove it (rm -rf %s) and let it be created again with mode "
+                 "700", dir, who, name, (unsigned)me, dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Each directory above the real path `real`: nobody else can replace it. */
+static int safe_parents(const char *dir, const char *real, uid_t me, char *err, size_t errlen)
+{
+    char up[PATH_MAX];
+    snprintf(up, sizeof up, "%s", real);
+    for (char *slash = strrchr(up, '/'); slash; slash = strrchr(up, '/')) {
+        if (slash == up)
+            slash[1] = '\0'; /* "/" itself, last */
+        else
+            *slash = '\0';
+        struct stat st;
+        if (lstat(up, &st) != 0) {
+            snprintf(err, errlen, "cannot look at %s: %s", up, strerror(errno));
+            return -1;
+        }
+        bool owner_ok = st.st_uid == 0 || st.st_uid == me;
+        bool sticky_root = st.st_uid == 0 && (st.st_mode & S_ISVTX);
+        if (!owner_ok || ((st.st_mode & 022) && !sticky_root)) {
+            char who[160], name[64];
+            owner_of(&st, who, sizeof who);
+            user_name(me, name, sizeof name);
+            snprintf(err, errlen, "%s is under %s, %s: another user could rename it away and "
+                     "put another in its place; use a directory whose every parent is owned "
+                     "by root%s%s and not writable by group or others (or sticky and owned by "
+                     "root, like /tmp)", dir, up, who, me ? " or " : "", me ? name : "");
+            return -1;
+        }
+        if (slash == up)
+            break;
+    }
+    return 0;
+}
+
+int private_dir(const char *dir, char *err, size_t errlen)
+{
+    uid_t me = geteuid();
+    if (own_dir(dir, me, err, errlen) != 0)
+        return -1;
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        snprintf(err, errlen, "cannot resolve %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = safe_parents(dir, real, me, err, errlen);
+    free(real);
+    return rc;
 }

@@ -26,6 +26,15 @@ int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_
  * back on a file system that may fill up, given back by removing it. */
 int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen);
 
+/* Whether dir may hold what we run and replay (the agent's home on an ssh
+ * host): a directory, not a symbolic link, owned by our effective user and
+ * not writable by group or others; and every directory above its real
+ * path owned by root or us and not writable by group or others, unless it
+ * is root's and sticky (/tmp), so that nobody else can rename it away and
+ * put another in its place.  0, or -1 with err naming the path, its owner
+ * and its mode, and what to do about it. */
+int private_dir(const char *dir, char *err, size_t errlen);
+
 /* Whether a and b name the same file or device (device and inode); false
  * when either is NULL or cannot be stat'ed. */
 bool same_file(const char *a, const char *b);

@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "crc32c.h"
+#include "sha256.h"
 
 unsigned char *self_image(size_t *size, char *err, size_t errlen)
 {
@@ -44,7 +44,7 @@ unsigned char *self_image(size_t *size, char *err, size_t errlen)
 
 const char *self_build_id(void)
 {
-    static char id[48];
+    static char id[SELF_BUILD_ID_LEN + 1];
     if (id[0])
         return id;
     char err[256];
@@ -52,7 +52,12 @@ const char *self_build_id(void)
     unsigned char *img = self_image(&size, err, sizeof err);
     if (!img)
         return "unknown";
-    snprintf(id, sizeof id, "%08x-%zu", crc32c(img, size), size);
+    struct sha256 s;
+    unsigned char digest[SHA256_BYTES];
+    sha256_init(&s);
+    sha256_update(&s, img, size);
+    sha256_final(&s, digest);
+    sha256_hex(digest, id);
     free(img);
     return id;
 }

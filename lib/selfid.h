@@ -1,11 +1,12 @@
 /*
  * selfid — which build of faultline this is.
  *
- * The build id is a checksum of the running executable's bytes and its
- * size, so two copies have the same id exactly when they are the same
- * build.  The controller compares it with the copy on an ssh host before it
- * starts the agent there, and copies itself over when they differ (or the
- * copy does not run).
+ * The build id is the SHA-256 of the running executable's bytes, in hex,
+ * so two copies have the same id exactly when they are the same build, and
+ * nobody can make another file that has ours (a crc32c and a size, as it
+ * was, anyone can match).  The controller compares it with the copy on an
+ * ssh host (the host's own sha256sum, before anything there runs) and
+ * copies itself over when they differ; the agent's hello says it again.
  */
 #ifndef FL_SELFID_H
 #define FL_SELFID_H
@@ -13,8 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "crc32c-size" of /proc/self/exe, computed once; "unknown" when it
- * cannot be read. */
+#define SELF_BUILD_ID_LEN 64 /* hex digits of the SHA-256 */
+
+/* The SHA-256 of /proc/self/exe in lower-case hex (what `sha256sum`
+ * prints), computed once; "unknown" when it cannot be read. */
 const char *self_build_id(void);
 
 /* The executable's own bytes (malloc'd) and size.  NULL with err. */

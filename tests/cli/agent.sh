@@ -1,8 +1,9 @@
 # The far side of faults over ssh, as a user meets it without ssh: the
-# [host] ssh keys are checked at file:line, `build-id` names this build,
-# and `faultline agent` (which faultline itself starts over ssh) speaks
-# JSON lines, refuses what it does not know, and leaves when its stdin
-# closes, cleaning up after a clean bye.
+# [host] ssh keys are checked at file:line, `build-id` names this build
+# (its SHA-256), and `faultline agent` (which faultline itself starts over
+# ssh) refuses a directory that others may write to, speaks JSON lines,
+# refuses what it does not know, and leaves when its stdin closes, cleaning
+# up after a clean bye.
 . "$(dirname "$0")/../lib.sh"
 
 # [host] ssh keys: each mistake at its line, the others only with ssh.
@@ -34,10 +35,12 @@ for key in ssh ssh_identity ssh_known_hosts ssh_options sudo agent_dir lease res
     grep -q "^  $key " "$WORK/out" || fail "help scenario does not list '$key'"
 done
 
-# build-id: the same for the same file, another for another file.
+# build-id: the SHA-256 of the executable (what the host's sha256sum says
+# of a copy), the same for the same file, another for another file.
 expect_code 0 "$FAULTLINE" build-id
 id=$(cat "$WORK/out")
-echo "$id" | grep -Eq '^[0-9a-f]{8}-[0-9]+$' || fail "build-id '$id' is not crc-size"
+echo "$id" | grep -Eq '^[0-9a-f]{64}$' || fail "build-id '$id' is not 64 hex digits (a SHA-256)"
+[ "$id" = "$(sha256sum < "$FAULTLINE" | cut -d' ' -f1)" ] || fail "build-id '$id' is not the SHA-256 of $FAULTLINE"
 cp "$FAULTLINE" "$WORK/copy"
 [ "$("$WORK/copy" build-id)" = "$id" ] || fail "a copy has another build id"
 printf 'x' >> "$WORK/copy"
@@ -68,6 +71,22 @@ sed -n 6p "$WORK/agent.out" | jq -e '.re == "bye" and .open == 0' > /dev/null ||
     fail "no bye: $(sed -n 6p "$WORK/agent.out")"
 [ ! -e "$WORK/mark" ] || fail "a fault that was never applied ran"
 [ ! -e "$WORK/a/run-fl00cafe" ] || fail "a clean bye left the agent's run directory"
+
+# The agent's own directory: refused, and nothing done there, when another
+# user could have written to it (group or others may write, or a link).
+mkdir -m 700 "$WORK/open" "$WORK/real"
+chmod 777 "$WORK/open"
+ln -s "$WORK/real" "$WORK/link"
+me=$(id -un)
+expect_code 2 "$FAULTLINE" agent --dir "$WORK/open" --run fl00cafe < /dev/null
+contains "$WORK/err" "refusing its directory: $WORK/open is owned by $me (uid $(id -u)) with mode 777: it must be owned by $me"
+[ ! -s "$WORK/out" ] && [ ! -e "$WORK/open/run-fl00cafe" ] || fail "the agent went on in a directory others may write to"
+expect_code 1 "$FAULTLINE" agent --dir "$WORK/link" --cleanup fl00cafe
+jq -e --arg d "$WORK/link" '.ok == false and (.error | startswith("refusing its directory: \($d) is a symbolic link"))' "$WORK/out" > /dev/null ||
+    fail "the agent's cleanup went on through a link: $(cat "$WORK/out")"
+mkdir -m 700 "$WORK/open/home"
+expect_code 2 "$FAULTLINE" agent --dir "$WORK/open/home" --run fl00cafe < /dev/null
+contains "$WORK/err" "$WORK/open/home is under $WORK/open, owned by $me (uid $(id -u)) with mode 777: another user could rename it away"
 
 # A cleanup of a run the agent has nothing of: says so in one line.
 expect_code 0 "$FAULTLINE" agent --dir "$WORK/a" --cleanup fl00beef

@@ -3,8 +3,12 @@
 # the ports), checked from outside the way faults.sh checks it, and
 # cleared.  Then the agents restore their hosts without the controller
 # (faultline SIGKILLed during a pause and during a partition that cuts
-# the session itself), copy themselves over, refuse a host that cannot
-# run them, and `faultline cleanup` reaches a host whose agent was killed.
+# the session itself), copy themselves over (into a home of their own by
+# default), refuse a host that cannot run them, and `faultline cleanup`
+# reaches a host whose agent was killed.  Before all that, an agent_dir
+# that another user could have planted (theirs, writable by others, a
+# link, under a directory others may write to) is refused over ssh with
+# nothing in it run.
 . "$(dirname "$0")/../lib.sh"
 
 command -v ssh > /dev/null && [ -x /usr/sbin/sshd ] || fail "ssh or sshd is missing (make deps)"
@@ -47,6 +51,89 @@ ssh -T -oBatchMode=yes -i "$(lab_host ctrl-b ssh_identity)" \
     "$(lab_host ctrl-b ssh)" ip -br addr show eth0 > "$WORK/login" 2>&1 ||
     { cat "$WORK/login" >&2; fail "cannot log in to ctrl-b with the lab's key"; }
 grep -qF "$(lab_host ctrl-b address)" "$WORK/login" || fail "the login did not land in ctrl-b's namespace"
+
+# --- the agent's home: nothing runs where another user could have put it ---
+# A [host] on ctrl-b's sshd (a plain file target: no lab run) whose
+# agent_dir is planted: each run is refused before the workload, naming
+# the path, its owner and mode, and the planted faultline (which would
+# leave a mark, and even claims our build id) never runs.
+ADDR_B=$(lab_host ctrl-b address)
+ID=$("$FAULTLINE" build-id)
+PLANT=$WORK/plant
+mkdir -m 700 "$PLANT"
+plant() { # DIR [MODE]: a directory of root's with a faultline that marks its run
+    mkdir -p "$1"
+    chmod "${2:-700}" "$1"
+    cat > "$1/faultline" <<EOS
+#!/bin/sh
+# planted: notes who ran it (the command lines of its parent and theirs)
+p=\$PPID
+for i in 1 2 3; do
+    [ -r /proc/\$p/cmdline ] && tr '\\0' ' ' < /proc/\$p/cmdline | head -c 2000 && echo
+    p=\$(sed -n 's/.*) . \\([0-9]*\\).*/\\1/p' /proc/\$p/stat 2> /dev/null)
+done >> $PLANT/ran
+echo $ID
+EOS
+    chmod 755 "$1/faultline"
+}
+# Whether a planted faultline ran.  Not counted: a run by another build's
+# bootstrap (its text in the note, without our build id), which is another
+# faultline on a shared machine sweeping this test's runs with `faultline
+# cleanup` while they connect; ours would carry our build id.
+planted_ran() {
+    [ -e "$PLANT/ran" ] || return 1
+    if grep -qF FL-ERROR "$PLANT/ran" && ! grep -qF "$ID" "$PLANT/ran"; then
+        echo "ssh: another faultline build on this machine ran a planted faultline: $(head -c 400 "$PLANT/ran")" >&2
+        rm -f "$PLANT/ran"
+        return 1
+    fi
+}
+home_scn() { # AGENT_DIR: the scenario, in $WORK/home.scn
+    cat > "$WORK/home.scn" <<EOS
+[scenario]
+name = ssh-home
+duration = 1s
+[target]
+kind = file
+path = $WORK/home.img
+size = 1MiB
+[host far]
+ssh = root@$ADDR_B
+ssh_identity = $LAB/ssh/client_key
+ssh_known_hosts = $LAB/ssh/known_hosts
+agent_dir = $1
+[fault far-cmd]
+action = command
+host = far
+command = true
+at = 200ms
+EOS
+}
+refused() { # AGENT_DIR TEXT...: the run with it is refused, saying each TEXT
+    home_scn "$1"
+    out=$WORK/home-$(basename "$1")
+    shift
+    t0=$(ms_now)
+    expect_code 2 "$FAULTLINE" run "$WORK/home.scn" --out "$out" --quiet
+    echo "ssh: a planted agent_dir refused in $(($(ms_now) - t0)) ms" >&2
+    for text in "$@"; do contains "$WORK/err" "$text"; done
+    ! planted_ran || fail "the planted faultline ran ($(cat "$WORK/err")), run by: $(cat "$PLANT/ran")"
+    [ ! -e "$out/report.json" ] || fail "the workload ran with a refused agent_dir"
+}
+plant "$PLANT/nobody" 777
+chown nobody "$PLANT/nobody" "$PLANT/nobody/faultline"
+refused "$PLANT/nobody" "refusing $PLANT/nobody on " "owned by nobody (uid 65534) with mode 777; it must be owned by root (uid 0)" \
+    "remove it (rm -rf $PLANT/nobody)"
+plant "$PLANT/open" 777
+refused "$PLANT/open" "refusing $PLANT/open on " "owned by root (uid 0) with mode 777; it must be owned by root (uid 0) and not writable by group or others"
+plant "$PLANT/real"
+ln -s "$PLANT/real" "$PLANT/link"
+refused "$PLANT/link" "refusing $PLANT/link on " "it is a symbolic link (to $PLANT/real)"
+plant "$PLANT/open/home"
+refused "$PLANT/open/home" "refusing $PLANT/open/home on " "it is under $PLANT/open, owned by root (uid 0) with mode 777, so another user could rename it away"
+plant "$PLANT/theirs"
+chown nobody "$PLANT/theirs/faultline"
+refused "$PLANT/theirs" "refusing $PLANT/theirs/faultline on " "owned by nobody (uid 65534) with mode 755"
 
 # --- the network families, one after the other; the agent dirs start empty ---
 [ ! -e "$LAB/agent-ctrl-a" ] && [ ! -e "$LAB/agent-switch" ] || fail "agent dirs exist before the first run"
@@ -184,6 +271,11 @@ no_table() { ! has_table "$NS_B" "$T"; }
 until_ms 3000 no_table > /dev/null || fail "partition: $T is left"
 
 wait $run || { cat "$WORK/net.out"; fail "the network-fault run failed"; }
+# the lab's agent homes: made by the bootstrap, root's alone
+for h in ctrl-a ctrl-b switch; do
+    [ "$(stat -c '%U %a' "$LAB/agent-$h")" = "root 700" ] ||
+        fail "$LAB/agent-$h is $(stat -c '%U %a' "$LAB/agent-$h"), not root 700"
+done
 R=$WORK/net/report.json
 json "$R" .verdict '"pass"'
 json "$R" '[.faults[] | .error] | unique' '[null]'
@@ -375,7 +467,24 @@ echo "ssh: in the agent's clock the partition lasted ${own} ms" >&2
 expect_code 0 "$FAULTLINE" cleanup "$WORK/part"
 contains "$WORK/out" "it had restored by itself: a-cut (lease)"
 
-# --- self-copy: a truncated copy is found and replaced ---
+# --- self-copy: a truncated copy is found and replaced; the default home ---
+# Host far is ctrl-b reached through a second sshd on port 2224 whose
+# sessions have a /var/lib of their own (an empty tmpfs): far gives no
+# agent_dir, so its agent makes and uses /var/lib/faultline-agent there.
+sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2224/" "$LAB/ssh/sshd-ctrl-b.conf" > "$WORK/sshd-home.conf"
+(printf '[%s]:2224 ' "$ADDR_B"; cat "$LAB/ssh/host_key.pub") > "$WORK/known-home"
+unshare -m --propagation private sh -c "mount -t tmpfs -o mode=755 fl-var-lib /var/lib && exec ip netns exec $NS_B /usr/sbin/sshd -D -e -f $WORK/sshd-home.conf" \
+    > "$WORK/sshd-home.log" 2>&1 &
+HOME_SSHD=$!
+stop_home_sshd() { kill "$HOME_SSHD" 2> /dev/null; wait "$HOME_SSHD" 2> /dev/null || true; }
+at_exit stop_home_sshd
+until_ms 5000 sh -c "ip netns exec $NS_B ss -Hltn src $ADDR_B:2224 | grep -q LISTEN" > /dev/null ||
+    fail "the sshd with its own /var/lib does not listen: $(cat "$WORK/sshd-home.log")"
+on_far() { # CMD: run over ssh on host far, as the agent's sessions are
+    ssh -T -oBatchMode=yes -oConnectTimeout=10 -oLogLevel=ERROR -p 2224 -i "$LAB/ssh/client_key" -oIdentitiesOnly=yes \
+        -oUserKnownHostsFile="$WORK/known-home" -oStrictHostKeyChecking=yes "root@$ADDR_B" "$1"
+}
+[ "$(on_far 'ls -A /var/lib')" = "" ] || fail "the sessions of host far have a /var/lib that is not empty"
 truncate -s 4096 "$LAB/agent-ctrl-b/faultline"
 cat > "$WORK/copy.scn" <<EOS
 [scenario]
@@ -391,17 +500,30 @@ action = command
 host = ctrl-b
 command = true
 at = 500ms
+[host far]
+ssh = root@$ADDR_B:2224
+ssh_identity = $LAB/ssh/client_key
+ssh_known_hosts = $WORK/known-home
+[fault far-cmd]
+action = command
+host = far
+command = true
+at = 600ms
 EOS
 expect_code 0 "$FAULTLINE" run "$WORK/copy.scn" --out "$WORK/copy" --quiet --keep-lab
-json "$WORK/copy/report.json" '.hosts[0].agent_copied' true
+json "$WORK/copy/report.json" '[.hosts[] | {name, agent_copied}]' '[{"name":"ctrl-b","agent_copied":true},{"name":"far","agent_copied":true}]'
 cmp -s "$LAB/agent-ctrl-b/faultline" "$FAULTLINE" || fail "the truncated agent copy was not replaced by ours"
+[ "$(on_far 'stat -c "%U %a" /var/lib/faultline-agent /var/lib/faultline-agent/faultline')" = "root 700
+root 700" ] || fail "the default agent home on far is not root's, mode 700: $(on_far 'ls -la /var/lib/faultline-agent')"
+[ "$(on_far 'sha256sum < /var/lib/faultline-agent/faultline')" = "$ID  -" ] ||
+    fail "the agent's copy on far is not this build"
 expect_code 0 "$FAULTLINE" run "$WORK/copy.scn" --out "$WORK/copy2" --quiet --keep-lab
-json "$WORK/copy2/report.json" '.hosts[0].agent_copied' false
+json "$WORK/copy2/report.json" '[.hosts[] | {name, agent_copied}]' '[{"name":"ctrl-b","agent_copied":false},{"name":"far","agent_copied":false}]'
+stop_home_sshd
 
 # --- a host that cannot run the agent: a library it lacks, said before the workload ---
 LIB=$(ldd "$FAULTLINE" | awk '/libiscsi\.so/ { print $3 }')
 LIB=$(readlink -f "$LIB")
-ADDR_B=$(lab_host ctrl-b address)
 sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2223/" "$LAB/ssh/sshd-ctrl-b.conf" > "$WORK/sshd-nolib.conf"
 (printf '[%s]:2223 ' "$ADDR_B"; cat "$LAB/ssh/host_key.pub") > "$WORK/known-nolib"
 # an sshd whose sessions see an empty file where libiscsi is

@@ -6,7 +6,8 @@
  * and the agent itself over a pair of pipes: it answers the time, refuses
  * what it does not know, applies a `command` fault at its time with its
  * undo on disk first, restores it by itself at its lease, and restores
- * what is left the moment its stdin closes.
+ * what is left the moment its stdin closes; and it refuses a home that
+ * another user could have written to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "../../faults/remote.h"
 #include "../../lib/clock.h"
 #include "../../lib/jsonl.h"
+#include "../../lib/sha256.h"
 
 #define MS 1000000ull
 
@@ -265,7 +267,10 @@ static void the_agent_answers_refuses_and_restores_by_itself(void **state)
     struct jl_obj m;
     hear(&a, &m);
     assert_string_equal(jl_str(&m, "ev"), "hello");
-    assert_non_null(jl_str(&m, "build"));
+    /* its build: the SHA-256 of its executable, what sha256sum says of a copy */
+    char sum[2 * SHA256_BYTES + 1], why[256];
+    assert_int_equal(sha256_file("/proc/self/exe", sum, why, sizeof why), 0);
+    assert_string_equal(jl_str(&m, "build"), sum);
     jl_free(&m);
 
     say(&a, "{\"op\":\"time\",\"seq\":3}\n");
@@ -355,6 +360,49 @@ static void the_agent_answers_refuses_and_restores_by_itself(void **state)
     remove_tree(a.dir);
 }
 
+/* The agent in a directory another user could have written to: it stops
+ * before it says anything or makes anything there; a cleanup replays
+ * nothing there and says why. */
+static void the_agent_refuses_a_home_others_may_write(void **state)
+{
+    (void)state;
+    char dir[64], run[96], home[96];
+    snprintf(dir, sizeof dir, "/tmp/fl-test-agent-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(run, sizeof run, "%s/run-fl0000aa", dir);
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    close(in[1]); /* a controller that says nothing */
+    assert_int_equal(chmod(dir, 0770), 0); /* the group may write */
+    assert_int_equal(agent_serve(dir, "fl0000aa", in[0], out[1]), 2);
+    assert_false(exists(run));
+    assert_int_equal(chmod(dir, 0700), 0);
+    /* a home below a directory others may write to (not sticky) */
+    snprintf(home, sizeof home, "%s/home", dir);
+    assert_int_equal(mkdir(home, 0700), 0);
+    assert_int_equal(chmod(dir, 0757), 0);
+    assert_int_equal(agent_serve(home, "fl0000aa", in[0], out[1]), 2);
+    assert_int_equal(agent_cleanup(home, "fl0000aa", out[1]), 1);
+    assert_int_equal(chmod(dir, 0700), 0);
+    if (geteuid() == 0) { /* another user's home, mode 700 */
+        assert_int_equal(chown(home, 65534, 65534), 0);
+        assert_int_equal(agent_serve(home, "fl0000aa", in[0], out[1]), 2);
+    }
+    close(out[1]);
+    /* nothing but the cleanup's answer: ok false, and why */
+    static char said[4096];
+    ssize_t got = read(out[0], said, sizeof said - 1);
+    assert_true(got > 0);
+    said[got] = '\0';
+    assert_non_null(strstr(said, "\"ok\":false"));
+    assert_non_null(strstr(said, "is under"));
+    assert_null(strstr(said, "hello"));
+    close(in[0]);
+    close(out[0]);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -363,6 +411,7 @@ int main(void)
         cmocka_unit_test(a_fault_spec_crosses_as_text),
         cmocka_unit_test(an_ssh_destination_survives_its_undo_record),
         cmocka_unit_test(the_agent_answers_refuses_and_restores_by_itself),
+        cmocka_unit_test(the_agent_refuses_a_home_others_may_write),
     };
     return cmocka_run_group_tests_name("agent", tests, NULL, NULL);
 }
