@@ -118,7 +118,8 @@ refused() { # AGENT_DIR TEXT...: the run with it is refused, saying each TEXT
     echo "ssh: a planted agent_dir refused in $(($(ms_now) - t0)) ms" >&2
     for text in "$@"; do contains "$WORK/err" "$text"; done
     ! planted_ran || fail "the planted faultline ran ($(cat "$WORK/err")), run by: $(cat "$PLANT/ran")"
-    [ ! -e "$out/report.json" ] || fail "the workload ran with a refused agent_dir"
+    json "$out/report.json" '.started' false # (the run directory says why it never started)
+    [ ! -e "$out/timeline.csv" ] || fail "the workload ran with a refused agent_dir"
 }
 plant "$PLANT/nobody" 777
 chown nobody "$PLANT/nobody" "$PLANT/nobody/faultline"
