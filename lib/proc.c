@@ -738,6 +738,17 @@ int proc_kill(pid_t pid, uint64_t start, int sig, char *err, size_t errlen)
     return -1;
 }
 
+void proc_failed_text(char *const argv[], const char *where, int rc, const char *output,
+                      char *err, size_t errlen)
+{
+    size_t used = 0;
+    err[0] = '\0';
+    for (int i = 0; argv[i] && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? " " : "", argv[i]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, "%s failed (%d): %.400s", where, rc, output);
+}
+
 int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms)
 {
     return proc_run_in(NULL, argv, out, outlen, timeout_ms);

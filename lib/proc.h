@@ -121,4 +121,9 @@ int proc_run(char *const argv[], char *out, size_t outlen, int timeout_ms);
 /* proc_run() inside network namespace netns (NULL or "": ours). */
 int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen, int timeout_ms);
 
+/* A command that failed, for messages: "ARGV... WHERE failed (RC): OUTPUT"
+ * (where "" or " on gs1 (ssh ...)", output cut at 400 characters). */
+void proc_failed_text(char *const argv[], const char *where, int rc, const char *output,
+                      char *err, size_t errlen);
+
 #endif

@@ -334,17 +334,27 @@ static int run_missing(const struct lab *lab, struct lab_host *h, int fd, char *
 /* Runs `ceph ARGS` in the namespaces of a live daemon of the lab (a
  * monitor preferred), so that it works while the client's cable is out.
  * Exit status, or -1; out holds the output or why it could not run. */
-static int ceph_cli(const struct lab *lab, const char *const args[], char *out, size_t outlen,
-                    int timeout_ms)
+/* The namespaces of a live daemon of the lab, a monitor preferred; -1
+ * with out saying none runs. */
+static int live_place(const struct lab *lab, struct proc_place *at, char *out, size_t outlen)
 {
-    struct proc_place at = {0};
-    for (int pass = 0; pass < 2 && !at.join; pass++)
-        for (unsigned i = 1; i < lab->nhosts && !at.join; i++)
-            at.join = live_daemon(&lab->hosts[i], pass ? NULL : "ceph-mon", &at.join_start);
-    if (!at.join) {
+    *at = (struct proc_place){0};
+    for (int pass = 0; pass < 2 && !at->join; pass++)
+        for (unsigned i = 1; i < lab->nhosts && !at->join; i++)
+            at->join = live_daemon(&lab->hosts[i], pass ? NULL : "ceph-mon", &at->join_start);
+    if (!at->join) {
         snprintf(out, outlen, "no Ceph daemon runs in the lab");
         return -1;
     }
+    return 0;
+}
+
+static int ceph_cli(const struct lab *lab, const char *const args[], char *out, size_t outlen,
+                    int timeout_ms)
+{
+    struct proc_place at;
+    if (live_place(lab, &at, out, outlen) != 0)
+        return -1;
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%d", timeout_ms / 2000 > 0 ? timeout_ms / 2000 : 1);
     char *argv[40];
@@ -366,14 +376,9 @@ static int ceph_cli(const struct lab *lab, const char *const args[], char *out, 
 static int ceph_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,
                     int timeout_ms)
 {
-    struct proc_place at = {0};
-    for (int pass = 0; pass < 2 && !at.join; pass++)
-        for (unsigned i = 1; i < lab->nhosts && !at.join; i++)
-            at.join = live_daemon(&lab->hosts[i], pass ? NULL : "ceph-mon", &at.join_start);
-    if (!at.join) {
-        snprintf(out, outlen, "no Ceph daemon runs in the lab");
+    struct proc_place at;
+    if (live_place(lab, &at, out, outlen) != 0)
         return -1;
-    }
     return proc_run_at(&at, argv, out, outlen, timeout_ms);
 }
 
@@ -573,11 +578,7 @@ static int tool(char *const argv[], char *err, size_t errlen)
     int rc = proc_run(argv, out, sizeof out, 60000);
     if (rc == 0)
         return 0;
-    size_t used = 0;
-    for (int i = 0; argv[i] && used < errlen; i++)
-        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? " " : "", argv[i]);
-    if (used < errlen)
-        snprintf(err + used, errlen - used, " failed (%d): %.600s", rc, out);
+    proc_failed_text(argv, "", rc, out, err, errlen);
     return -1;
 }
 

@@ -90,10 +90,8 @@ int storage_cli_ok(const struct storage *st, char *const argv[], char *out, size
     int rc = st->cli(st, argv, out, outlen, timeout_ms);
     if (rc == 0)
         return 0;
-    size_t used = 0;
-    for (int i = 0; argv[i] && used < errlen; i++)
-        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? " " : "", argv[i]);
-    if (used < errlen)
-        snprintf(err + used, errlen - used, " %s failed (%d): %.400s", st->where, rc, out);
+    char where[sizeof st->where + 2];
+    snprintf(where, sizeof where, " %s", st->where);
+    proc_failed_text(argv, where, rc, out, err, errlen);
     return -1;
 }
