@@ -86,7 +86,10 @@ static void cleanup_one(struct sweep *s, const char *dir, bool verbose)
     unsigned undone = 0;
     char err[4096];
     if (undo_replay(dir, &undone, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: cleanup %s: %s\n", dir, err);
+        fprintf(stderr, "faultline: cleanup %s: %s\n"
+                "  the log is kept, so that a later cleanup tries again; when what it\n"
+                "  names is gone for good (a lab taken down, a host rebuilt), removing\n"
+                "  %s/undo.log forgets it\n", dir, err, dir);
         s->status = 2;
         return;
     }

@@ -260,7 +260,18 @@ kill -9 $run
 wait $run 2> /dev/null || true
 ! is_up "$P-isw-a" || fail "the port was already up before cleanup"
 ip netns exec "$NS_B" nft list table inet "$T" > /dev/null || fail "the table vanished before cleanup"
-expect_code 0 "$FAULTLINE" cleanup
+# Without arguments, cleanup sweeps every run registered on this machine; a
+# run of another test (or one killed with its lab gone) may have an undo
+# that fails (exit 2, said on stderr).  That is no failure of ours, as long
+# as nothing said names our run.
+set +e
+"$FAULTLINE" cleanup > "$WORK/out" 2> "$WORK/err"
+got=$?
+set -e
+if [ "$got" != 0 ] && { [ "$got" != 2 ] || grep -qF "$WORK/killed" "$WORK/err"; }; then
+    cat "$WORK/out" "$WORK/err" >&2
+    fail "'$FAULTLINE cleanup' exited $got"
+fi
 contains "$WORK/out" "$WORK/killed: undone what the run had left"
 is_up "$P-isw-a" || fail "cleanup did not bring $P-isw-a up"
 ! ip netns exec "$NS_B" nft list table inet "$T" > /dev/null 2>&1 || fail "cleanup left $T"
