@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -567,7 +568,26 @@ static void remove_run(const char *run)
 static int own_home(const char *dir, char *err, size_t errlen)
 {
     char why[1024];
-    if (mkdir_p(dir, why, sizeof why) != 0 || private_dir(dir, why, sizeof why) != 0) {
+    /* A new one is made with mode 700, as the bootstrap makes it; one that
+     * exists is what private_dir judges. */
+    if (access(dir, F_OK) != 0) {
+        char up[PATH_MAX];
+        snprintf(up, sizeof up, "%s", dir);
+        char *slash = strrchr(up, '/');
+        if (slash && slash != up) {
+            *slash = '\0';
+            if (mkdir_p(up, why, sizeof why) != 0) {
+                snprintf(err, errlen, "refusing its directory: %s", why);
+                return -1;
+            }
+        }
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "refusing its directory: cannot create %s: %s", dir,
+                     strerror(errno));
+            return -1;
+        }
+    }
+    if (private_dir(dir, why, sizeof why) != 0) {
         snprintf(err, errlen, "refusing its directory: %s", why);
         return -1;
     }
@@ -690,6 +710,7 @@ int agent_cleanup(const char *dir, const char *tag, int out)
     bool home = own_home(dir, err, sizeof err) == 0;
     struct undo_writer w;
     bool live = home && agent_live(run, &w);
+    bool found = home && access(run, F_OK) == 0; /* (said: "nothing undone" may mean elsewhere) */
     int rc = -1;
     if (live) {
         char pid[32] = "pid not known";
@@ -727,6 +748,8 @@ int agent_cleanup(const char *dir, const char *tag, int out)
         jl_put_u64(&o, "pid", (uint64_t)w.pid);
     }
     jl_put_u64(&o, "undone", undone);
+    jl_put_bool(&o, "found", found);
+    jl_put_str(&o, "run", run);
     jl_put_str(&o, "restored", restored);
     if (rc != 0)
         jl_put_str(&o, "error", err);

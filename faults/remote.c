@@ -146,7 +146,8 @@ static const char boot_body[] =
     "  look \"$1\"\n"
     "  [ \"$o\" = \"$u\" ] && [ $((0$a & 022)) = 0 ] || no \"refusing $1 on $h: it is $w; "
     "it must be owned by $me and not writable by group or others. Nothing there was run: "
-    "remove it (rm -rf $1), and faultline creates it again with mode 700\"\n"
+    "give it to that user alone (chown, chmod go-w) if nobody else has put anything in it, "
+    "or name a new agent_dir, which faultline creates with mode 700\"\n"
     "}\n"
     "mine \"$p\"\n"
     "[ -d \"$p\" ] || no \"refusing $p on $h: it is not a directory\"\n"
@@ -1066,7 +1067,13 @@ int remote_cleanup(const struct ssh_dest *dest, const char *tag, char *said, siz
         uint64_t undone = 0;
         jl_u64(&m, "undone", &undone);
         const char *restored = jl_str(&m, "restored"), *e = jl_str(&m, "error");
-        if (jl_bool(&m, "ok", false)) {
+        const char *run = jl_str(&m, "run");
+        if (jl_bool(&m, "ok", false) && !jl_bool(&m, "found", true)) {
+            rc = 0;
+            snprintf(said, saidlen, "%s: the agent holds no run %s (%s): it put everything "
+                     "back and removed it, or it never served that run there", dest->dest, tag,
+                     run ? run : "its home");
+        } else if (jl_bool(&m, "ok", false)) {
             rc = 0;
             snprintf(said, saidlen, "%s: the agent undid %llu record(s); it had restored by "
                      "itself: %s", dest->dest, (unsigned long long)undone,

@@ -46,7 +46,9 @@ static int open_log(struct undo_log *u, const char *dir, bool listed, char *err,
     snprintf(path, sizeof path, "%s/undo.log", dir);
     /* Read and write: NFS gives a shared flock only to a descriptor open
      * for reading (it is a POSIX read lock there). */
-    u->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* Ours alone: whoever may open it could hold its lock and pass for
+     * a live run, and a cleanup runs what it says (undo_replay checks). */
+    u->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (u->fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
@@ -268,12 +270,24 @@ int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, cha
     *undone = 0;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/undo.log", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    /* Its commands run as us: only a log nobody else can have written. */
+    int rfd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (rfd < 0) {
         if (errno == ENOENT)
             return 0;
+        snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
+        return -2;
+    }
+    if (trusted_file(rfd, path, err, errlen) != 0) {
+        close(rfd);
+        return -2;
+    }
+    FILE *f = fdopen(rfd, "r");
+    if (!f) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
+        close(rfd);
+        return -2;
     }
     size_t n = 0, cap = 16;
     struct urec *r = malloc(cap * sizeof *r);
@@ -309,7 +323,7 @@ int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, cha
         snprintf(err, errlen, "out of memory reading %s", path);
         return -1;
     }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     int rc = 0;
     for (size_t i = n; i-- > 0;) {
         if (r[i].done)

@@ -82,8 +82,11 @@ int undo_done(struct undo_log *u, int seq, char *err, size_t errlen);
 int undo_apply(const char *kind, const char *args, char *err, size_t errlen);
 
 /* Undoes whatever DIR/undo.log left open, newest first, marking each done.
- * *undone counts what was applied.  0, or -1 with err (the rest is still
- * tried). */
+ * *undone counts what was applied.  0; -1 with err when a record could not
+ * be undone (the rest is still tried); -2 with err when the log itself is
+ * not used: unreadable, a symbolic link, or not a regular file owned by
+ * root or us that only its owner can write (its commands would run as
+ * us). */
 int undo_replay(const char *dir, unsigned *undone, char *err, size_t errlen);
 
 /* The same with another primitive in place of undo_apply (the fuzz target

@@ -85,7 +85,13 @@ static void cleanup_one(struct sweep *s, const char *dir, bool verbose)
                who);
     unsigned undone = 0;
     char err[4096];
-    if (undo_replay(dir, &undone, err, sizeof err) != 0) {
+    int rc = undo_replay(dir, &undone, err, sizeof err);
+    if (rc == -2) { /* the log itself refused: nothing of it was run */
+        fprintf(stderr, "faultline: cleanup %s: %s\n", dir, err);
+        s->status = 2;
+        return;
+    }
+    if (rc != 0) {
         fprintf(stderr, "faultline: cleanup %s: %s\n"
                 "  the log is kept, so that a later cleanup tries again; when what it\n"
                 "  names is gone for good (a lab taken down, a host rebuilt), removing\n"

@@ -158,8 +158,9 @@ static int own_dir(const char *dir, uid_t me, char *err, size_t errlen)
         owner_of(&st, who, sizeof who);
         user_name(me, name, sizeof name);
         snprintf(err, errlen, "%s is %s: it must be owned by %s (uid %u) and not writable by "
-                 "group or others; remove it (rm -rf %s) and let it be created again with mode "
-                 "700", dir, who, name, (unsigned)me, dir);
+                 "group or others; give it to that user alone (chown, chmod go-w) if nobody "
+                 "else has put anything in it, or name a new directory, which is created with "
+                 "mode 700", dir, who, name, (unsigned)me);
         return -1;
     }
     return 0;
@@ -198,6 +199,24 @@ static int safe_parents(const char *dir, const char *real, uid_t me, char *err, 
     return 0;
 }
 
+/* Whether path, absolute, is its own real path (trailing slashes and
+ * doubled ones aside): no link on the way, which its owner could turn
+ * elsewhere once the check is done. */
+static bool is_real_path(const char *path, const char *real)
+{
+    while (*path && *real) {
+        if (*path == '/' && path[1] == '/') {
+            path++;
+            continue;
+        }
+        if (*path++ != *real++)
+            return false;
+    }
+    while (*path == '/')
+        path++;
+    return !*path && !*real;
+}
+
 int private_dir(const char *dir, char *err, size_t errlen)
 {
     uid_t me = geteuid();
@@ -208,7 +227,38 @@ int private_dir(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "cannot resolve %s: %s", dir, strerror(errno));
         return -1;
     }
-    int rc = safe_parents(dir, real, me, err, errlen);
+    int rc = 0;
+    if (dir[0] != '/' || !is_real_path(dir, real)) {
+        snprintf(err, errlen, "%s is not a real path (it is %s): a symbolic link on the way "
+                 "could be turned elsewhere after the check; give the real path", dir, real);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = safe_parents(dir, real, me, err, errlen);
     free(real);
     return rc;
+}
+
+int trusted_file(int fd, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot look at %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "refusing %s: it is not a regular file", path);
+        return -1;
+    }
+    uid_t me = geteuid();
+    if ((st.st_uid != me && st.st_uid != 0) || (st.st_mode & 022)) {
+        char who[160], name[64];
+        owner_of(&st, who, sizeof who);
+        user_name(me, name, sizeof name);
+        snprintf(err, errlen, "refusing %s: it is %s, so what it says may not be ours; only a "
+                 "file owned by root%s%s and not writable by group or others is used", path,
+                 who, me ? " or " : "", me ? name : "");
+        return -1;
+    }
+    return 0;
 }

@@ -27,13 +27,19 @@ int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_
 int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen);
 
 /* Whether dir may hold what we run and replay (the agent's home on an ssh
- * host): a directory, not a symbolic link, owned by our effective user and
- * not writable by group or others; and every directory above its real
- * path owned by root or us and not writable by group or others, unless it
- * is root's and sticky (/tmp), so that nobody else can rename it away and
- * put another in its place.  0, or -1 with err naming the path, its owner
+ * host): an absolute path with no symbolic link in it, a directory owned
+ * by our effective user and not writable by group or others; and every
+ * directory above it owned by root or us and not writable by group or
+ * others, unless it is root's and sticky (/tmp), so that nobody else can
+ * rename it away and put another in its place.  0, or -1 with err naming the path, its owner
  * and its mode, and what to do about it. */
 int private_dir(const char *dir, char *err, size_t errlen);
+
+/* Whether the file open on fd (named path, for messages) may be acted on:
+ * a regular file owned by root or our effective user, not writable by
+ * group or others (an undo log whose commands are run).  0, or -1 with
+ * err naming its owner and mode. */
+int trusted_file(int fd, const char *path, char *err, size_t errlen);
 
 /* Whether a and b name the same file or device (device and inode); false
  * when either is NULL or cannot be stat'ed. */

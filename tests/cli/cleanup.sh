@@ -3,7 +3,8 @@
 # so, naming the directory and the run's PID, also when the run's
 # registration is lost (the lock the run holds on its undo log tells);
 # --force undoes the live run's fault anyway; a SIGKILLed run is cleaned up
-# as before.  The fault is a command whose undo removes a marker file.
+# as before.  The fault is a command whose undo removes a marker file.  An
+# undo log another user could have written (or a link) is never replayed.
 . "$(dirname "$0")/../lib.sh"
 need_root "the undo registry under /run/faultline"
 
@@ -94,6 +95,32 @@ KILLED=$(cd "$WORK/killed" && pwd -P)
 contains "$WORK/out" "$KILLED: undone what the run had left"
 [ ! -e "$WORK/down" ] || fail "cleanup did not undo what the killed run left"
 ! grep -qF "$KILLED: left alone" "$WORK/out" || fail "cleanup took the killed run for a live one"
+# (the log was ours alone: nobody else could hold its lock or write it)
+[ "$(stat -c %a "$WORK/killed/undo.log")" = 600 ] || fail "undo.log has mode $(stat -c %a "$WORK/killed/undo.log"), not 600"
+
+# --- an undo log another user could have written: its commands never run ---
+# (a run directory is wherever --out said, /tmp too; a cleanup runs as root)
+plant_log() { # DIR: a log whose undo would make $WORK/planted-ran
+    mkdir -p "$1"
+    printf 'U 1 command - touch %s/planted-ran\n' "$WORK" > "$1/undo.log"
+}
+plant_log "$WORK/theirs"
+chown nobody "$WORK/theirs/undo.log"
+expect_code 2 "$FAULTLINE" cleanup "$WORK/theirs"
+contains "$WORK/err" "refusing $WORK/theirs/undo.log: it is owned by nobody (uid 65534) with mode 644"
+plant_log "$WORK/open"
+chmod 666 "$WORK/open/undo.log"
+expect_code 2 "$FAULTLINE" cleanup "$WORK/open"
+contains "$WORK/err" "refusing $WORK/open/undo.log: it is owned by root (uid 0) with mode 666"
+plant_log "$WORK/real"
+mkdir -p "$WORK/linked"
+ln -s "$WORK/real/undo.log" "$WORK/linked/undo.log"
+expect_code 2 "$FAULTLINE" cleanup "$WORK/linked"
+contains "$WORK/err" "(a symbolic link: refused)"
+[ ! -e "$WORK/planted-ran" ] || fail "cleanup ran the command of an undo log it should have refused"
+chmod 644 "$WORK/open/undo.log" # the same log, now only root's to write: replayed
+expect_code 0 "$FAULTLINE" cleanup "$WORK/open"
+[ -e "$WORK/planted-ran" ] || fail "cleanup did not replay a log only root could write"
 
 expect_code 2 "$FAULTLINE" cleanup --now
 contains "$WORK/err" "faultline: cleanup: unknown option --now"

@@ -123,6 +123,14 @@ while [ $i -lt 45 ]; do # about 2.5 s of samples every 50 ms: the three bounces
     sleep 0.05
 done
 [ $downs -ge 2 ] || fail "port-flap: saw $downs downs of $P-isw-b, expected 3"
+# The port must be up once the third bounce is over (its third clear),
+# however long the sampling above took on a busy machine (at most 60 s).
+i=0
+while [ "$(grep -F '"event":"fault-clear"' "$E" | grep -cF '[fault b-flap]')" -lt 3 ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || fail "port-flap: no third clear of b-flap within 60 s"
+    sleep 0.1
+done
 is_up "$P-isw-b" || fail "port-flap: $P-isw-b ended down"
 
 wait_event "$E" fault-inject sw "$O"

@@ -124,7 +124,7 @@ refused() { # AGENT_DIR TEXT...: the run with it is refused, saying each TEXT
 plant "$PLANT/nobody" 777
 chown nobody "$PLANT/nobody" "$PLANT/nobody/faultline"
 refused "$PLANT/nobody" "refusing $PLANT/nobody on " "owned by nobody (uid 65534) with mode 777; it must be owned by root (uid 0)" \
-    "remove it (rm -rf $PLANT/nobody)"
+    "give it to that user alone (chown, chmod go-w) if nobody else has put anything in it, or name a new agent_dir"
 plant "$PLANT/open" 777
 refused "$PLANT/open" "refusing $PLANT/open on " "owned by root (uid 0) with mode 777; it must be owned by root (uid 0) and not writable by group or others"
 plant "$PLANT/real"

@@ -385,6 +385,18 @@ static void the_agent_refuses_a_home_others_may_write(void **state)
     assert_int_equal(agent_serve(home, "fl0000aa", in[0], out[1]), 2);
     assert_int_equal(agent_cleanup(home, "fl0000aa", out[1]), 1);
     assert_int_equal(chmod(dir, 0700), 0);
+    /* a home reached through a symbolic link, which its owner could turn
+     * elsewhere after the check: refused, the real path named */
+    char real[128], lnk[128], via[160];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(lnk, sizeof lnk, "%s/lnk", dir);
+    snprintf(via, sizeof via, "%s/lnk/home", dir);
+    assert_int_equal(mkdir(real, 0700), 0);
+    assert_int_equal(symlink(real, lnk), 0);
+    assert_int_equal(agent_serve(via, "fl0000aa", in[0], out[1]), 2);
+    char realrun[192];
+    snprintf(realrun, sizeof realrun, "%s/home/run-fl0000aa", real);
+    assert_false(exists(realrun));
     if (geteuid() == 0) { /* another user's home, mode 700 */
         assert_int_equal(chown(home, 65534, 65534), 0);
         assert_int_equal(agent_serve(home, "fl0000aa", in[0], out[1]), 2);
