@@ -197,6 +197,24 @@ expect_code 0 "$FAULTLINE" check "$WORK/net.scn"
 "$FAULTLINE" run "$WORK/net.scn" --out "$WORK/net" --quiet --keep-lab > "$WORK/net.out" 2>&1 &
 run=$!
 E=$WORK/net/events.jsonl O=$WORK/net.out
+# The switch's agent reports its inject over a session that the downed
+# switch may hold up: its fault-inject event can come after the clear, so
+# the ports themselves are watched for the moment all are down (only the
+# switch-down takes them all), from now on: the checks before it may run
+# late on a busy machine, and its 1.2 s would pass unseen.
+all_down() {
+    for port in "$P-isw-a" "$P-isw-b" "$P-isw-c"; do ! is_up "$port" || return 1; done
+}
+(
+    end=$(($(ms_now) + 60000))
+    while [ "$(ms_now)" -lt $end ]; do
+        all_down && { touch "$WORK/all-down"; exit 0; }
+        sleep 0.02
+    done
+) &
+watcher=$!
+stop_watcher() { kill "$watcher" 2> /dev/null || true; }
+at_exit stop_watcher
 
 wait_event "$E" fault-inject a-bw "$O"
 sent() { ip netns exec "$1" tc -s -j qdisc show dev eth0 | jq '[.[] | select(.kind == "tbf") | .bytes] | add // -1'; }
@@ -227,13 +245,8 @@ done
 [ $downs -ge 2 ] || fail "port-flap: saw $downs downs of $P-isw-b, expected 3"
 until_ms 1000 is_up "$P-isw-b" > /dev/null || fail "port-flap: $P-isw-b ended down"
 
-# The switch's agent reports its inject over a session that the downed
-# switch may hold up: its fault-inject event can come after the clear, so
-# the ports themselves are watched for the moment all are down.
-all_down() {
-    for port in "$P-isw-a" "$P-isw-b" "$P-isw-c"; do ! is_up "$port" || return 1; done
-}
-until_ms 4000 all_down > /dev/null || fail "switch-down: the ports of $P-isw never were all down"
+# (the watcher started with the run saw the switch's ports all down, or not)
+until_ms 15000 test -e "$WORK/all-down" > /dev/null || fail "switch-down: the ports of $P-isw never were all down"
 wait_event "$E" fault-inject sw "$O"
 wait_event "$E" fault-clear sw "$O"
 for port in "$P-isw-a" "$P-isw-b" "$P-isw-c"; do
