@@ -8,8 +8,8 @@
  * not writable by group or others but for root's sticky ones like /tmp),
  * checks the agent's copy of faultline there against our build id (a
  * SHA-256, selfid.h) with the host's own sha256sum (a host without one:
- * the copy's own answer, once the checks above have passed), copies our own
- * executable over the same connection when it is missing, broken or
+ * the copy's own answer, once the checks above have passed), copies our
+ * own executable over the same connection when it is missing, broken or
  * another build (a new file, renamed into place), and execs `faultline
  * agent`.  The user's ssh config applies (ProxyJump, ControlMaster);
  * ssh_identity, ssh_known_hosts and ssh_options are handed to ssh as they

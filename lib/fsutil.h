@@ -31,8 +31,8 @@ int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen);
  * by our effective user and not writable by group or others; and every
  * directory above it owned by root or us and not writable by group or
  * others, unless it is root's and sticky (/tmp), so that nobody else can
- * rename it away and put another in its place.  0, or -1 with err naming the path, its owner
- * and its mode, and what to do about it. */
+ * rename it away and put another in its place.  0, or -1 with err naming
+ * the path, its owner and its mode, and what to do about it. */
 int private_dir(const char *dir, char *err, size_t errlen);
 
 /* Whether the file open on fd (named path, for messages) may be acted on:

@@ -7,8 +7,8 @@
  * was, anyone can match).  The controller compares it with the copy on an
  * ssh host (the host's own sha256sum, before anything there runs; a host
  * without one asks the copy, once remote.c's checks say only its user can
- * have put it there) and
- * copies itself over when they differ; the agent's hello says it again.
+ * have put it there) and copies itself over when they differ; the agent's
+ * hello says it again.
  */
 #ifndef FL_SELFID_H
 #define FL_SELFID_H
