@@ -331,9 +331,6 @@ static int run_missing(const struct lab *lab, struct lab_host *h, int fd, char *
 
 /* --- the ceph CLI --- */
 
-/* Runs `ceph ARGS` in the namespaces of a live daemon of the lab (a
- * monitor preferred), so that it works while the client's cable is out.
- * Exit status, or -1; out holds the output or why it could not run. */
 /* The namespaces of a live daemon of the lab, a monitor preferred; -1
  * with out saying none runs. */
 static int live_place(const struct lab *lab, struct proc_place *at, char *out, size_t outlen)
@@ -349,6 +346,9 @@ static int live_place(const struct lab *lab, struct proc_place *at, char *out, s
     return 0;
 }
 
+/* Runs `ceph ARGS` in the namespaces of a live daemon of the lab (a
+ * monitor preferred), so that it works while the client's cable is out.
+ * Exit status, or -1; out holds the output or why it could not run. */
 static int ceph_cli(const struct lab *lab, const char *const args[], char *out, size_t outlen,
                     int timeout_ms)
 {
