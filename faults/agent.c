@@ -320,7 +320,7 @@ static void note_restored(struct agent *a, const struct agent_fault *af)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/restored.log", a->run);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
     char line[256];

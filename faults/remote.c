@@ -221,7 +221,7 @@ static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *scr
         snprintf(err, errlen, "cannot make pipes for ssh: %s", strerror(errno));
         return -1;
     }
-    int log = open(r->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log = open(r->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {

@@ -67,15 +67,22 @@ static int open_log(struct undo_log *u, const char *dir, bool listed, char *err,
         snprintf(err, errlen, "cannot resolve %s: %s", dir, strerror(errno));
         return -1;
     }
-    if (mkdir_p(UNDO_REGISTRY, err, errlen) != 0)
+    /* A cleanup replays the logs the registry names: root's alone. */
+    char why[1536];
+    if (root_only_dir(UNDO_REGISTRY, 0755, why, sizeof why) != 0) {
+        snprintf(err, errlen, "the run registry is not root's alone: %s", why);
         return -1;
+    }
     snprintf(u->registry, sizeof u->registry, "%s/%d-%lx", UNDO_REGISTRY, (int)getpid(),
              (unsigned long)(uintptr_t)u ^ (unsigned long)time(NULL));
     /* The run directory, then who runs it: "PID START" (undo_writer). */
     pid_t self = getpid();
-    FILE *f = fopen(u->registry, "w");
-    if (!f || fprintf(f, "%s\n%d %llu\n", abs, (int)self,
-                      (unsigned long long)proc_starttime(self)) < 0 || fclose(f) != 0) {
+    FILE *f = file_create(u->registry, 0600, true, err, errlen);
+    if (!f)
+        return -1;
+    if (fprintf(f, "%s\n%d %llu\n", abs, (int)self, (unsigned long long)proc_starttime(self)) <
+            0 ||
+        fclose(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", u->registry, strerror(errno));
         return -1;
     }
@@ -390,8 +397,19 @@ static uint64_t old_entry_start(const char *name, const char *path, pid_t *pid)
     return started_at(start) <= written + 1.0 ? start : 0;
 }
 
+/* Every entry of the registry that can be trusted: the registry root's
+ * alone, each entry a regular file of root's (or ours) that nobody else
+ * can write.  What is refused is said on stderr. */
 static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *ctx)
 {
+    char why[1536];
+    struct stat st;
+    if (lstat(UNDO_REGISTRY, &st) != 0)
+        return; /* no run was ever registered */
+    if (root_only_dir(UNDO_REGISTRY, 0, why, sizeof why) != 0) {
+        fprintf(stderr, "faultline: the run registry is not used: %s\n", why);
+        return;
+    }
     DIR *d = opendir(UNDO_REGISTRY);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -399,9 +417,22 @@ static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *c
             continue;
         char p[PATH_MAX + 300], line[PATH_MAX], who[64] = "";
         snprintf(p, sizeof p, "%s/%s", UNDO_REGISTRY, e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
+        int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ELOOP)
+                fprintf(stderr, "faultline: run registry: refusing %s: a symbolic link\n", p);
             continue;
+        }
+        if (trusted_file(fd, p, why, sizeof why) != 0) {
+            fprintf(stderr, "faultline: run registry: %s\n", why);
+            close(fd);
+            continue;
+        }
+        FILE *f = fdopen(fd, "r");
+        if (!f) {
+            close(fd);
+            continue;
+        }
         bool ok = fgets(line, sizeof line, f) != NULL;
         if (ok && !fgets(who, sizeof who, f))
             who[0] = '\0';

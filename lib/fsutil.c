@@ -37,8 +37,11 @@ int copy_file(const char *from, const char *to, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read %s: %s", from, strerror(errno));
         return -1;
     }
-    FILE *out = fopen(to, "wb");
+    int ofd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *out = ofd >= 0 ? fdopen(ofd, "wb") : NULL;
     if (!out) {
+        if (ofd >= 0)
+            close(ofd);
         snprintf(err, errlen, "cannot write %s: %s", to, strerror(errno));
         fclose(in);
         return -1;
@@ -67,7 +70,7 @@ bool same_file(const char *a, const char *b)
 
 int write_text(const char *path, const char *text, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     size_t len = strlen(text);
     if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -79,9 +82,28 @@ int write_text(const char *path, const char *text, char *err, size_t errlen)
     return 0;
 }
 
-int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_t errlen)
+FILE *file_create(const char *path, unsigned mode, bool fresh, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_EXCL : O_TRUNC),
+                  (mode_t)mode);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create %s: %s%s", path, strerror(e),
+                 e == ELOOP    ? " (a symbolic link is there: refused)"
+                 : e == EEXIST ? " (it must be new)"
+                               : "");
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
+int sparse_file(const char *path, uint64_t size, unsigned mode, bool fresh, char *err,
+                size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_EXCL : O_TRUNC),
+                  (mode_t)mode);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         if (fd >= 0)
@@ -94,7 +116,7 @@ int sparse_file(const char *path, uint64_t size, unsigned mode, char *err, size_
 
 int reserve_file(const char *path, uint64_t bytes, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
@@ -261,4 +283,109 @@ int trusted_file(int fd, const char *path, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* One level of a root-only path, open on fd: a directory owned by root or
+ * me, not writable by group or others. */
+static int root_only_level(int fd, const char *level, uid_t me, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot look at %s: %s", level, strerror(errno));
+        return -1;
+    }
+    if ((st.st_uid == 0 || st.st_uid == me) && !(st.st_mode & 022))
+        return 0;
+    char who[160], name[64];
+    owner_of(&st, who, sizeof who);
+    user_name(me, name, sizeof name);
+    snprintf(err, errlen, "%s is %s: faultline keeps files it runs and trusts as root under it, "
+             "so it must be owned by root%s%s and not writable by group or others; if nothing "
+             "in it is another user's, give it to root alone (chown root:root %s; chmod go-w "
+             "%s), else move it aside (mv %s %s.aside)", level, who, me ? " or " : "",
+             me ? name : "", level, level, level, level);
+    return -1;
+}
+
+/* The next level `name` below the directory open on at (path `level`):
+ * opened without following a link, made with mode when missing and mode
+ * is not 0.  Its descriptor, or -1 with err. */
+static int root_only_next(int at, const char *name, const char *level, unsigned mode, char *err,
+                          size_t errlen)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && mode) {
+        if (mkdirat(at, name, (mode_t)mode) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", level, strerror(errno));
+            return -1;
+        }
+        fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        /* the mode asked for, whatever the umask took from it */
+        if (fd >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+            snprintf(err, errlen, "cannot set the mode of %s: %s", level, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    if (fd >= 0)
+        return fd;
+    int e = errno;
+    struct stat st;
+    if ((e == ELOOP || e == ENOTDIR) && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode)) {
+        char to[PATH_MAX] = "?";
+        ssize_t len = readlinkat(at, name, to, sizeof to - 1);
+        to[len > 0 ? len : 1] = '\0';
+        snprintf(err, errlen, "%s is a symbolic link (to %s): faultline keeps files it runs and "
+                 "trusts as root only under real directories; remove the link (rm %s)", level,
+                 to, level);
+    } else if (e == ENOTDIR) {
+        snprintf(err, errlen, "%s is not a directory; move it aside (mv %s %s.aside)", level,
+                 level, level);
+    } else {
+        snprintf(err, errlen, "cannot open %s: %s", level, strerror(e));
+    }
+    return -1;
+}
+
+int root_only_dir(const char *dir, unsigned mode, char *err, size_t errlen)
+{
+    if (dir[0] != '/' || strlen(dir) >= PATH_MAX) {
+        snprintf(err, errlen, "%.200s: not an absolute path", dir);
+        return -1;
+    }
+    uid_t me = geteuid();
+    char level[PATH_MAX] = "/";
+    int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open /: %s", strerror(errno));
+        return -1;
+    }
+    int rc = root_only_level(fd, level, me, err, errlen);
+    for (const char *p = dir; rc == 0;) {
+        while (*p == '/')
+            p++;
+        size_t len = strcspn(p, "/");
+        if (!len)
+            break;
+        char name[NAME_MAX + 1];
+        if (len > NAME_MAX || (len == 1 && p[0] == '.') || (len == 2 && !strncmp(p, "..", 2))) {
+            snprintf(err, errlen, "%.200s: not a plain path (a name is \".\", \"..\" or too "
+                     "long)", dir);
+            rc = -1;
+            break;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        size_t used = strlen(level);
+        snprintf(level + used, sizeof level - used, "%s%s", used > 1 ? "/" : "", name);
+        int next = root_only_next(fd, name, level, mode, err, errlen);
+        close(fd);
+        fd = next;
+        rc = fd < 0 ? -1 : root_only_level(fd, level, me, err, errlen);
+        p += len;
+    }
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }

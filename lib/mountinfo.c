@@ -11,6 +11,8 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 /* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo. */
 static void unescape(char *s)
 {
@@ -142,13 +144,21 @@ int fuse_abort_at(const char *mount_point, char *err, size_t errlen)
         return 0;
     char abort_path[96];
     snprintf(abort_path, sizeof abort_path, FUSECTL "/%lu/abort", conn);
-    /* mounted once, as systemd does at boot (a second mount would stack) */
-    if (!fusectl && mount("fusectl", FUSECTL, "fusectl", 0, NULL) != 0) {
+    /* mounted once, as systemd does at boot (a second mount would stack),
+     * on the real, root-only directory of sysfs */
+    char why[1024];
+    if (!fusectl && root_only_dir(FUSECTL, 0, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot mount fusectl to abort the FUSE connection of %s: %s",
+                 mount_point, why);
+        return -1;
+    }
+    if (!fusectl && mount("fusectl", FUSECTL, "fusectl", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          NULL) != 0) {
         snprintf(err, errlen, "cannot mount fusectl on " FUSECTL " to abort the FUSE connection "
                  "of %s: %s", mount_point, strerror(errno));
         return -1;
     }
-    int fd = open(abort_path, O_WRONLY | O_CLOEXEC);
+    int fd = open(abort_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             return 0; /* gone meanwhile: its daemon ended it */

@@ -22,6 +22,7 @@
 #include <netlink/route/qdisc/tbf.h>
 #include <netlink/route/tc.h>
 
+#include "fsutil.h"
 #include "proc.h"
 
 #ifndef IFF_LOWER_UP
@@ -48,10 +49,9 @@ bool netns_exists(const char *name)
  * namespace mounted here shows in every mount namespace. */
 static int netns_dir_ready(char *err, size_t n)
 {
-    if (mkdir(NETNS_DIR, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, n, "cannot create %s: %s", NETNS_DIR, strerror(errno));
+    /* what is mounted here is what every lab command enters as root */
+    if (root_only_dir(NETNS_DIR, 0755, err, n) != 0)
         return -1;
-    }
     if (mount("", NETNS_DIR, "none", MS_SHARED | MS_REC, NULL) == 0)
         return 0;
     if (errno != EINVAL || mount(NETNS_DIR, NETNS_DIR, "none", MS_BIND | MS_REC, NULL) != 0 ||
@@ -78,7 +78,7 @@ static int ns_file(const char *name, char *path, size_t n, char *err, size_t err
     if (netns_dir_ready(err, errlen) != 0)
         return -1;
     ns_path(name, path, n);
-    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+    int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;

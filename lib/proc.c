@@ -307,7 +307,7 @@ struct spawn_said {
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen)
 {
-    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (logfd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", log, strerror(errno));
         return -1;

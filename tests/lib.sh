@@ -161,7 +161,7 @@ lab_nothing_left() {
         case "$st" in "" | Z*) ;; *) fail "process $pid still runs ($st)" ;; esac
     done
     [ ! -e "/run/faultline/labs/$P-$1.state" ] || fail "state file left"
-    [ ! -e "/var/tmp/faultline-labs/$P-$1" ] || fail "lab directory left"
+    [ ! -e "/var/lib/faultline/labs/$P-$1" ] || fail "lab directory left"
 }
 lab_down_quietly() {
     "$FAULTLINE" lab down iscsi > /dev/null 2>&1

@@ -341,7 +341,7 @@ int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char
     }
     for (size_t i = 0; i < t->nfiles; i++) {
         tree_path(t, &t->files[i], path, sizeof path);
-        if (sparse_file(path, t->files[i].blocks * t->block_size, 0644, err, errlen) != 0)
+        if (sparse_file(path, t->files[i].blocks * t->block_size, 0644, false, err, errlen) != 0)
             return -1;
         if (progress && (i + 1) % 100 == 0)
             progress(ctx, i + 1, t->nfiles);

@@ -389,12 +389,25 @@ static void parse_record(char *line, struct record *r)
     }
 }
 
+/* A state file is read only when it is root's (or ours) alone: `lab down`
+ * removes and kills what it names. */
 static int read_records(const char *path, struct record **out, size_t *n, char *err,
                         size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
+        return -1;
+    }
+    if (trusted_file(fd, path, err, errlen) != 0) {
+        close(fd);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "r");
     if (!f) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     size_t cap = 32;
@@ -436,16 +449,33 @@ static void load_opt(struct lab *lab, const struct record *r)
         key_set(&lab->opts, k, r->a, why, sizeof why);
 }
 
+/* The labs' state and data directories, each checked at every level
+ * (root_only_dir) and made with mode when missing and mode is not 0. */
+static int labs_home(unsigned mode, char *err, size_t errlen)
+{
+    char why[1536];
+    if (root_only_dir(LAB_STATE_DIR, mode ? 0755 : 0, why, sizeof why) != 0 ||
+        root_only_dir(LAB_DATA_DIR, mode, why, sizeof why) != 0) {
+        snprintf(err, errlen, "the labs' home is not root's alone: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
 int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
              size_t errlen)
 {
     char path[PATH_MAX];
     state_path(k, prefix, path, sizeof path);
-    if (access(path, F_OK) != 0) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
         snprintf(err, errlen, "lab %s (prefix %s) is not up", k->name, prefix);
         return -1;
     }
-    return lab_load_file(k, prefix, path, lab, err, errlen);
+    int rc = lab_load_file(k, prefix, path, lab, err, errlen);
+    if (rc == 0 && labs_home(0, err, errlen) != 0)
+        return -1;
+    return rc;
 }
 
 int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path, struct lab *lab,
@@ -460,6 +490,7 @@ int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path
     snprintf(lab->prefix, sizeof lab->prefix, "%s", prefix);
     lab_opts_init(k, &lab->opts, err, errlen);
     bool ready = false;
+    const char *tree = NULL;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(r[i].key, "subnet") == 0)
             lab->subnet = (unsigned)r[i].n1;
@@ -467,9 +498,22 @@ int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path
             load_opt(lab, &r[i]);
         else if (strcmp(r[i].key, "ready") == 0)
             ready = true;
+        else if (strcmp(r[i].key, "tree") == 0 && !tree)
+            tree = r[i].a;
     }
     snprintf(lab->opts.prefix, sizeof lab->opts.prefix, "%s", prefix);
     lay_out(lab);
+    if (tree && strcmp(tree, lab->dir) != 0) {
+        bool old = strncmp(tree, LAB_OLD_DATA_DIR "/", strlen(LAB_OLD_DATA_DIR) + 1) == 0;
+        snprintf(err, errlen, "lab %s (prefix %s) keeps its files in %.600s%s; take it down "
+                 "(faultline lab down %s --prefix %s) and bring it up again, which puts them in "
+                 "%s", k->name, prefix, tree,
+                 old ? ", where an older faultline put them and where other users can change "
+                       "them" : ", not where this faultline keeps a lab's files",
+                 k->name, prefix, lab->dir);
+        free(r);
+        return LAB_LOAD_ELSEWHERE;
+    }
     for (size_t i = 0; i < n; i++) {
         struct lab_host *h = r[i].b[0] ? host_mut(lab, r[i].b) : NULL;
         if (h && strcmp(r[i].key, "pid") == 0) { /* the newest record of a host wins */
@@ -644,16 +688,41 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
+/* Whether dir is a lab's own directory, P-KIND right under home. */
+static bool lab_dir_under(const char *dir, const char *home)
+{
+    size_t len = strlen(home);
+    return strncmp(dir, home, len) == 0 && dir[len] == '/' && dir[len + 1] &&
+           !strchr(dir + len + 1, '/') && !strstr(dir, "..");
+}
+
 /* A lab's own directory and everything its servers wrote into it; never
- * anything outside LAB_DATA_DIR. */
+ * anything outside LAB_DATA_DIR (or LAB_OLD_DATA_DIR, for a lab an older
+ * faultline brought up), and only while nobody but root can move things
+ * under it as it goes. */
 static int remove_tree(const char *dir, char *err, size_t errlen)
 {
-    if (strncmp(dir, LAB_DATA_DIR "/", strlen(LAB_DATA_DIR) + 1) != 0 || strstr(dir, "..")) {
+    struct stat st;
+    bool old = lab_dir_under(dir, LAB_OLD_DATA_DIR);
+    if (!old && !lab_dir_under(dir, LAB_DATA_DIR)) {
         snprintf(err, errlen, "refusing to remove %.900s: not a lab directory", dir);
         return -1;
     }
-    if (access(dir, F_OK) != 0)
+    if (lstat(dir, &st) != 0)
         return 0;
+    char why[1536];
+    if (!old && root_only_dir(LAB_DATA_DIR, 0, why, sizeof why) != 0) {
+        snprintf(err, errlen, "refusing to remove %.200s: %.780s", dir, why);
+        return -1;
+    }
+    struct stat home;
+    if (old && (lstat(LAB_OLD_DATA_DIR, &home) != 0 || !S_ISDIR(home.st_mode) ||
+                home.st_uid != 0 || (home.st_mode & 022) || st.st_uid != 0)) {
+        snprintf(err, errlen, "refusing to remove %.200s: it, or %s, is not root's alone (made "
+                 "by another user before an older faultline used it); look at what it holds, "
+                 "and remove it yourself", dir, LAB_OLD_DATA_DIR);
+        return -1;
+    }
     if (nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
         snprintf(err, errlen, "cannot remove %.900s: %s", dir, strerror(errno));
         return -1;
@@ -792,11 +861,16 @@ static int undo_tree(const struct record *r, void *ctx, char *e, size_t el)
 static int state_lock(const struct lab_kind *k, const char *prefix, const char *path, char *err,
                       size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             return -1;
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
+        return -2;
+    }
+    if (trusted_file(fd, path, err, errlen) != 0) {
+        close(fd);
         return -2;
     }
     for (unsigned waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited_ms += 100) {
@@ -974,10 +1048,33 @@ static int build_server(struct lab *lab, const struct lab_host *h, struct nl_soc
     return lab_cable(sk, fd, lab->bridge, h->port, h->netns, h->ifname, h->addr, err, errlen);
 }
 
+/* The lab's own directory, made fresh: anything found where it goes was
+ * not made for this lab (its state would name it), so it is refused, and
+ * left as it is (it is recorded only once it is ours). */
+static int make_lab_dir(const struct lab *lab, int fd, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(lab->dir, &st) == 0) {
+        snprintf(err, errlen, "%s is there already (a %s), and no lab state names it: a lab's "
+                 "directory is made fresh by `lab up`, never reused; look at what it holds and "
+                 "move it away, or use another prefix (--prefix)", lab->dir,
+                 S_ISLNK(st.st_mode) ? "symbolic link" : S_ISDIR(st.st_mode) ? "directory"
+                                                                             : "file");
+        return -1;
+    }
+    if (lab_rec(fd, err, errlen, "tree %s", lab->dir) != 0)
+        return -1;
+    if (mkdir(lab->dir, 0700) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", lab->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The lab directory, the switch and every host; then the kind's servers. */
 static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
 {
-    if (lab_rec(fd, err, errlen, "tree %s", lab->dir) != 0 || mkdir_p(lab->dir, err, errlen) != 0)
+    if (make_lab_dir(lab, fd, err, errlen) != 0)
         return -1;
     struct nl_sock *sk = net_open(NULL, err, errlen);
     if (!sk)
@@ -1079,8 +1176,13 @@ static int record_opts(const struct lab *lab, int fd, char *err, size_t errlen)
 static int check_found(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab,
                        const char *prefix, char *err, size_t errlen)
 {
-    char why[512] = "";
-    if (lab_load(k, prefix, lab, why, sizeof why) == 0 && lab_healthy(lab, why, sizeof why)) {
+    char why[2048] = "";
+    int loaded = lab_load(k, prefix, lab, why, sizeof why);
+    if (loaded == LAB_LOAD_ELSEWHERE) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    if (loaded == 0 && lab_healthy(lab, why, sizeof why)) {
         char differ[256];
         settings_differ(lab, o, differ, sizeof differ);
         if (!differ[0])
@@ -1106,7 +1208,8 @@ static int state_create(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: the path is too long", path);
         return -2;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    unlink(tmp); /* one a crashed faultline of our PID left (only root writes here) */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
         return -2;
@@ -1131,7 +1234,7 @@ int lab_up(const struct lab_kind *k, const struct lab_opts *o, struct lab *lab, 
         return -1;
     char path[PATH_MAX];
     state_path(k, prefix, path, sizeof path);
-    if (mkdir_p(LAB_STATE_DIR, err, errlen) != 0)
+    if (labs_home(0700, err, errlen) != 0)
         return -1;
     int fd;
     /* A lab found up is checked once another faultline making or removing
@@ -1187,9 +1290,13 @@ static int state_append(const struct lab *lab, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     state_path(lab->kind, lab->prefix, path, sizeof path);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    else if (trusted_file(fd, path, err, errlen) != 0) {
+        close(fd);
+        fd = -1;
+    }
     return fd;
 }
 

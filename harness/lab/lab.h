@@ -46,8 +46,16 @@
 #include "../../lib/proc.h"
 #include "../storage/storage.h"
 
+/* Where labs keep their state and their files: directories only root can
+ * write, checked at every level before each use (root_only_dir), because
+ * faultline runs what is in them as root (the agents' copies, the ssh
+ * keys and configs, the daemons' configs).  A lab's own directory is made
+ * fresh by `lab up`, never reused. */
 #define LAB_STATE_DIR "/run/faultline/labs"
-#define LAB_DATA_DIR "/var/tmp/faultline-labs"
+#define LAB_DATA_DIR "/var/lib/faultline/labs"
+/* The labs' home before it moved out of /var/tmp, where any user could
+ * make it first: a lab found up there is refused, and only taken down. */
+#define LAB_OLD_DATA_DIR "/var/tmp/faultline-labs"
 #define LAB_MAX_HOSTS 8
 #define LAB_MAX_CLIENTS 8 /* [lab] clients: client hosts c1..cN */
 #define LAB_OPTS_MAX 512  /* room for the largest kind's own [lab] keys */
@@ -230,7 +238,11 @@ int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t err
  * why. */
 bool lab_healthy(const struct lab *lab, char *why, size_t n);
 
-/* Reads a lab's state.  0, or -1 when it is not up (err says so). */
+/* Reads a lab's state.  0, or -1 when it is not up or its state or home
+ * cannot be trusted, or LAB_LOAD_ELSEWHERE when its files are not where
+ * this faultline keeps them (brought up by an older one): it can only be
+ * taken down (err says so). */
+#define LAB_LOAD_ELSEWHERE (-2)
 int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char *err,
              size_t errlen);
 /* The same from the state file at path (lab_load's reader; the fuzz target

@@ -260,7 +260,7 @@ static int make_disk(const struct lab *lab, const struct lab_host *h, char *err,
 {
     char img[200], out[1024];
     disk_of(h, img, sizeof img);
-    if (sparse_file(img, lab->opts.size + DISK_EXTRA, 0600, err, errlen) != 0)
+    if (sparse_file(img, lab->opts.size + DISK_EXTRA, 0600, true, err, errlen) != 0)
         return -1;
     char *mkfs[] = {"mkfs.xfs", "-q", "-f", img, NULL};
     if (proc_run(mkfs, out, sizeof out, 60000) != 0) {
@@ -500,11 +500,9 @@ static int write_conf(const struct lab *lab, char *err, size_t errlen)
 {
     const struct ceph_lab *c = priv(lab);
     const struct ceph_lab_opts *o = opts(lab);
-    FILE *f = fopen(c->conf, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot create %s: %s", c->conf, strerror(errno));
+    FILE *f = file_create(c->conf, 0644, true, err, errlen);
+    if (!f)
         return -1;
-    }
     fprintf(f, "# the CephFS lab %s (faultline lab up ceph)\n[global]\nfsid = %s\nmon_host = ",
             lab->prefix, c->fsid);
     for (unsigned i = 1; i <= NSERVERS; i++)

@@ -178,7 +178,7 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
             return -1;
     }
     snprintf(path, sizeof path, "%s/brick.img", h->home);
-    if (sparse_file(path, lab->opts.size, 0600, err, errlen) != 0)
+    if (sparse_file(path, lab->opts.size, 0600, true, err, errlen) != 0)
         return -1;
     /* 512-byte inodes: room for gluster's extended attributes inline */
     char *mkfs[] = {"mkfs.xfs", "-q", "-f", "-i", "size=512", path, NULL};

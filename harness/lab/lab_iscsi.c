@@ -49,7 +49,9 @@
 #include "../../lib/units.h"
 #include "lab.h"
 
-#define TGTD_RUN_DIR "/var/run/tgtd"
+/* tgtd's sockets (it names them /var/run/tgtd/socket.N; /var/run is a link
+ * to /run, and root_only_dir follows no link, so the real path here) */
+#define TGTD_RUN_DIR "/run/tgtd"
 #define ISCSI_PORT 3260
 #define TGTADM_TIMEOUT_MS 10000
 #define URL_MAX 512
@@ -445,9 +447,9 @@ static int iscsi_start(struct lab *lab, int fd, char *err, size_t errlen)
         return -1;
     }
     if (lab_rec(fd, err, errlen, "file %s", lun) != 0 ||
-        sparse_file(lun, lab->opts.size, 0600, err, errlen) != 0)
+        sparse_file(lun, lab->opts.size, 0600, true, err, errlen) != 0)
         return -1;
-    if (mkdir_p(TGTD_RUN_DIR, err, errlen) != 0)
+    if (root_only_dir(TGTD_RUN_DIR, 0755, err, errlen) != 0)
         return -1;
     for (unsigned i = 1; i < lab->nhosts; i++)
         if (start_controller(lab, &lab->hosts[i], fd, err, errlen) != 0)

@@ -11,6 +11,7 @@
  * ("sshd HOST PID START" records) and removes the keys with the lab.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,16 +60,14 @@ static int write_mpi_agent(const struct lab *lab, const char *dir, char *err, si
 {
     char path[256];
     lab_ssh_mpi_agent(lab, path, sizeof path);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    FILE *f = file_create(path, 0700, true, err, errlen);
+    if (!f)
         return -1;
-    }
     fprintf(f, "#!/bin/sh\n# mpirun reaches the lab's client hosts with this (plm_rsh_agent)\n"
                "exec ssh -i %s/client_key -o IdentitiesOnly=yes -o UserKnownHostsFile=%s/"
                "known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=10 "
                "-o LogLevel=ERROR \"$@\"\n", dir, dir);
-    if (fclose(f) != 0 || chmod(path, 0700) != 0) {
+    if (fclose(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
@@ -85,10 +84,14 @@ static int own_hostname(void *ctx)
     return 0;
 }
 
+/* A new key pair at path, in the lab's new ssh directory. */
 static int keygen(const char *path, char *err, size_t errlen)
 {
-    if (access(path, F_OK) == 0)
-        return 0;
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        snprintf(err, errlen, "%s is there already: a lab's keys are made new", path);
+        return -1;
+    }
     char out[1024];
     char *argv[] = {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "faultline-lab",
                     "-f", (char *)path, NULL};
@@ -100,16 +103,25 @@ static int keygen(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* Copies from's lines to the end of `to` (which must exist, when append)
+ * or into a new file `to`, each after prefix_each. */
 static int append_lines(const char *from, const char *to, const char *prefix_each, char *err,
                      size_t errlen, bool append)
 {
-    FILE *in = fopen(from, "r"), *out = fopen(to, append ? "a" : "w");
-    if (!in || !out) {
-        snprintf(err, errlen, "cannot copy %s to %s: %s", from, to, strerror(errno));
-        if (in)
-            fclose(in);
-        if (out)
-            fclose(out);
+    int ofd = append ? open(to, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+    FILE *out = append ? (ofd >= 0 ? fdopen(ofd, "a") : NULL)
+                       : file_create(to, 0600, true, err, errlen);
+    if (!out) {
+        if (append)
+            snprintf(err, errlen, "cannot append to %s: %s", to, strerror(errno));
+        if (ofd >= 0)
+            close(ofd);
+        return -1;
+    }
+    FILE *in = fopen(from, "r");
+    if (!in) {
+        snprintf(err, errlen, "cannot read %s: %s", from, strerror(errno));
+        fclose(out);
         return -1;
     }
     char line[2048];
@@ -125,11 +137,9 @@ static int write_config(const struct lab *lab, const char *name, const char *add
     char dir[160];
     ssh_dir(lab, dir, sizeof dir);
     snprintf(path, n, "%s/sshd-%s.conf", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    FILE *f = file_create(path, 0600, false, err, errlen); /* again at each power-on */
+    if (!f)
         return -1;
-    }
     fprintf(f,
             "# sshd of lab host %s: only its lab address, only the lab's key\n"
             "ListenAddress %s:%u\n"
@@ -205,10 +215,13 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
         snprintf(err, errlen, "%s is missing (openssh-server; run make deps)", SSHD);
         return -1;
     }
-    /* sshd's privilege separation directory. */
-    if (mkdir_p("/run/sshd", err, errlen) != 0 || mkdir_p(dir, err, errlen) != 0)
+    /* sshd's privilege separation directory (checked: sshd chroots there) */
+    if (root_only_dir("/run/sshd", 0755, err, errlen) != 0)
         return -1;
-    chmod(dir, 0700);
+    if (mkdir(dir, 0700) != 0) { /* new, in the lab's new directory */
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/host_key", dir);
     if (keygen(path, err, errlen) != 0)
         return -1;
@@ -222,8 +235,10 @@ int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen)
     /* known_hosts: every host's address with the one host key. */
     snprintf(known, sizeof known, "%s/known_hosts", dir);
     snprintf(pub, sizeof pub, "%s/host_key.pub", dir);
-    FILE *k = fopen(known, "w");
-    if (!k || fclose(k) != 0) {
+    FILE *k = file_create(known, 0644, true, err, errlen);
+    if (!k)
+        return -1;
+    if (fclose(k) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", known, strerror(errno));
         return -1;
     }

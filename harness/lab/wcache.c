@@ -600,7 +600,8 @@ int main(int argc, char **argv)
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGUSR2, &sa, NULL);
     if (pidfile) {
-        FILE *f = fopen(pidfile, "w");
+        int pfd = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        FILE *f = pfd >= 0 ? fdopen(pfd, "w") : NULL;
         if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
             fprintf(stderr, "faultline-wcache: cannot write %s: %s\n", pidfile, strerror(errno));
             return 1;

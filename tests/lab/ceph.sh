@@ -17,7 +17,7 @@
 need_root "namespaces, mounts and the Ceph daemons"
 command -v ceph-mon > /dev/null || fail "ceph-mon is missing (make deps installs it)"
 lab_prefix
-LABDIR=/var/tmp/faultline-labs/$P-ceph
+LABDIR=/var/lib/faultline/labs/$P-ceph
 
 nothing_left() {
     lab_nothing_left ceph

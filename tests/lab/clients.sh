@@ -21,7 +21,7 @@
 need_root "namespaces, mounts, glusterd and mpirun"
 command -v mpirun > /dev/null || skip "mpirun is missing (openmpi-bin; make deps)"
 lab_prefix
-LABDIR=/var/tmp/faultline-labs/$P-gluster
+LABDIR=/var/lib/faultline/labs/$P-gluster
 
 expect_code 0 "$FAULTLINE" lab up gluster --clients 2
 expect_code 0 "$FAULTLINE" lab status gluster --json

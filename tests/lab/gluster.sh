@@ -11,7 +11,7 @@
 
 need_root "namespaces, mounts and glusterd"
 lab_prefix
-LABDIR=/var/tmp/faultline-labs/$P-gluster
+LABDIR=/var/lib/faultline/labs/$P-gluster
 
 nothing_left() {
     lab_nothing_left gluster

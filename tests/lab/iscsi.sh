@@ -18,7 +18,7 @@ at_exit lab_down
 nothing_left() {
     lab_nothing_left iscsi
     for port in $CTLPORTS; do
-        [ ! -e "/var/run/tgtd/socket.$port" ] || fail "tgtd socket $port left"
+        [ ! -e "/run/tgtd/socket.$port" ] || fail "tgtd socket $port left"
     done
 }
 

@@ -15,7 +15,7 @@ command -v ssh > /dev/null && [ -x /usr/sbin/sshd ] || fail "ssh or sshd is miss
 iscsi_lab_up
 NS_A=$P-iscsi-ctrl-a
 NS_B=$P-iscsi-ctrl-b
-LAB=/var/tmp/faultline-labs/$P-iscsi
+LAB=/var/lib/faultline/labs/$P-iscsi
 is_up() { read -r flags < "/sys/class/net/$1/flags" && [ $((flags & 1)) = 1 ]; } # no fork: sampled often
 ns_up() { ip -n "$1" -j link show "$2" | jq -e '.[0].flags | index("UP") != null' > /dev/null; }
 nft_packets() { # netns table: packets counted by all its rules
@@ -485,7 +485,14 @@ contains "$WORK/out" "it had restored by itself: a-cut (lease)"
 # Host far is ctrl-b reached through a second sshd on port 2224 whose
 # sessions have a /var/lib of their own (an empty tmpfs): far gives no
 # agent_dir, so its agent makes and uses /var/lib/faultline-agent there.
-sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2224/" "$LAB/ssh/sshd-ctrl-b.conf" > "$WORK/sshd-home.conf"
+# The lab's host key and authorized keys live under /var/lib too: that
+# sshd reads copies of them.
+install -m 600 "$LAB/ssh/host_key" "$WORK/home-host_key"
+install -m 600 "$LAB/ssh/authorized_keys" "$WORK/home-authorized_keys"
+sed -e "s/^ListenAddress .*/ListenAddress $ADDR_B:2224/" \
+    -e "s#^HostKey .*#HostKey $WORK/home-host_key#" \
+    -e "s#^AuthorizedKeysFile .*#AuthorizedKeysFile $WORK/home-authorized_keys#" \
+    "$LAB/ssh/sshd-ctrl-b.conf" > "$WORK/sshd-home.conf"
 (printf '[%s]:2224 ' "$ADDR_B"; cat "$LAB/ssh/host_key.pub") > "$WORK/known-home"
 unshare -m --propagation private sh -c "mount -t tmpfs -o mode=755 fl-var-lib /var/lib && exec ip netns exec $NS_B /usr/sbin/sshd -D -e -f $WORK/sshd-home.conf" \
     > "$WORK/sshd-home.log" 2>&1 &
