@@ -399,17 +399,19 @@ static uint64_t old_entry_start(const char *name, const char *path, pid_t *pid)
 
 /* Every entry of the registry that can be trusted: the registry root's
  * alone, each entry a regular file of root's (or ours) that nobody else
- * can write.  What is refused is said on stderr. */
-static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *ctx)
+ * can write.  What is refused is said on stderr and counted (a registry
+ * that is not root's alone counts as one). */
+static int each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *ctx)
 {
     char why[1536];
     struct stat st;
     if (lstat(UNDO_REGISTRY, &st) != 0)
-        return; /* no run was ever registered */
+        return 0; /* no run was ever registered */
     if (root_only_dir(UNDO_REGISTRY, 0, why, sizeof why) != 0) {
         fprintf(stderr, "faultline: the run registry is not used: %s\n", why);
-        return;
+        return 1;
     }
+    int refused = 0;
     DIR *d = opendir(UNDO_REGISTRY);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -419,12 +421,15 @@ static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *c
         snprintf(p, sizeof p, "%s/%s", UNDO_REGISTRY, e->d_name);
         int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
-            if (errno == ELOOP)
+            if (errno == ELOOP) {
                 fprintf(stderr, "faultline: run registry: refusing %s: a symbolic link\n", p);
+                refused++;
+            }
             continue;
         }
         if (trusted_file(fd, p, why, sizeof why) != 0) {
             fprintf(stderr, "faultline: run registry: %s\n", why);
+            refused++;
             close(fd);
             continue;
         }
@@ -453,6 +458,7 @@ static void each_entry(void (*fn)(const struct reg_entry *r, void *ctx), void *c
     }
     if (d)
         closedir(d);
+    return refused;
 }
 
 struct each_ctx {
@@ -466,11 +472,10 @@ static void each_dir(const struct reg_entry *r, void *ctx)
     c->fn(r->path, r->dir, c->ctx);
 }
 
-void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
-                                void *ctx)
+int undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx), void *ctx)
 {
     struct each_ctx c = {fn, ctx};
-    each_entry(each_dir, &c);
+    return each_entry(each_dir, &c);
 }
 
 static void drop_if_same(const char *entry, const char *dir, void *ctx)

@@ -100,8 +100,11 @@ int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, cha
 int undo_check(const char *kind, const char *args, char *err, size_t errlen);
 
 /* Calls fn for every run registered under UNDO_REGISTRY, with the entry's
- * own path (to remove it) and the run directory it names. */
-void undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
+ * own path (to remove it) and the run directory it names.  Returns how
+ * many entries were refused (said on stderr): a link, or a file another
+ * user owns or may write, or every entry of a registry that is not root's
+ * alone. */
+int undo_each_registered(void (*fn)(const char *entry, const char *dir, void *ctx),
                           void *ctx);
 
 /* Removes the registry entries that name dir. */

@@ -156,7 +156,9 @@ static void usage(void)
            "           agent still serving that run on an ssh host is left to put its\n"
            "           host back by itself, and is reported as not undone\n\n"
            "Exit status 0 when everything is undone or left alone because its run is\n"
-           "live, 2 when something could not be undone (it says what and why).\n",
+           "live, 2 when something could not be undone, or an entry of the registry\n"
+           "was refused (a link, or a file another user owns or may write; it says\n"
+           "what and why).\n",
            UNDO_REGISTRY);
 }
 
@@ -184,10 +186,19 @@ int cmd_cleanup(int argc, char **argv)
             cleanup_one(&s, argv[i], true);
     if (!ndirs) {
         /* Every registered run, then runs/ here. */
-        undo_each_registered(clean_registered, &s);
+        /* an entry refused is a run that may still need undoing: never
+         * "nothing to clean up" */
+        int refused = undo_each_registered(clean_registered, &s);
         clean_runs_here(&s);
-        if (!s.done)
+        if (refused) {
+            fprintf(stderr, "faultline: cleanup: %d entr%s of %s refused (above): what %s "
+                    "may still need undoing; give the run directory to cleanup by hand once "
+                    "you have looked at it\n", refused, refused == 1 ? "y" : "ies",
+                    UNDO_REGISTRY, refused == 1 ? "it names" : "they name");
+            s.status = 2;
+        } else if (!s.done) {
             printf("nothing to clean up: no run with an undo log\n");
+        }
     }
     for (size_t i = 0; i < s.nseen; i++)
         free(s.seen[i]);

@@ -14,7 +14,7 @@
 #   - a lab an older faultline brought up there: refused with how to take it
 #     down, and `lab down` removes it (only while that home is root's);
 #   - a link, or another user's file, in the run registry: cleanup refuses
-#     it and runs nothing it names.
+#     it, runs nothing it names, and exits 2.
 # Each planted change is put back on exit, also on failure.
 . "$(dirname "$0")/../lib.sh"
 
@@ -171,7 +171,11 @@ cp "$WORK/entry" "/run/faultline/runs/$P-theirs"
 chown nobody "/run/faultline/runs/$P-theirs"
 drop_entries() { rm -f "/run/faultline/runs/$P-link" "/run/faultline/runs/$P-theirs"; }
 at_exit drop_entries
-(cd "$WORK" && "$FAULTLINE" cleanup > "$WORK/out" 2> "$WORK/err") || true
+# a refused entry may name a run that still needs undoing: exit 2, never
+# "nothing to clean up"
+(cd "$WORK" && expect_code 2 "$FAULTLINE" cleanup)
+contains "$WORK/err" "cleanup: 2 entries of /run/faultline/runs refused (above)"
+! grep -q "nothing to clean up" "$WORK/out" || fail "cleanup said there was nothing to clean up"
 contains "$WORK/err" "run registry: refusing /run/faultline/runs/$P-link: a symbolic link"
 contains "$WORK/err" "run registry: refusing /run/faultline/runs/$P-theirs: it is owned by nobody (uid 65534)"
 [ ! -e "$WORK/ran" ] || fail "cleanup ran what a refused registry entry named"
