@@ -169,13 +169,18 @@ check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/f
 # deps first, on its own: nothing can compile before liburing and cmocka are in.
 # Both passes run even when the first fails; the summary of both decides (a
 # pass that never wrote its results, e.g. a failed build, counts as failed).
-# The layers first: no folder includes one above it (tests/layers.sh).
+# The layers first: no folder includes one above it (tests/layers.sh); then the
+# shape: no long file or function, no circle of files (tests/shape.sh).
 check:
 	@rm -f build/results-layers.txt build/results-plain.txt build/results-asan.txt
 	@$(MAKE) --no-print-directory deps
 	@mkdir -p build
 	@echo "== layers"
 	@if sh tests/layers.sh; then echo "pass tests/layers.sh"; else echo "fail tests/layers.sh"; \
+	    fi >> build/results-layers.txt
+	@echo "== shape"
+	@if { $(MAKE) --no-print-directory build/libfaultline.a > build/shape-build.log 2>&1 || \
+	      { cat build/shape-build.log; false; }; } && sh tests/shape.sh build; then echo "pass tests/shape.sh"; else echo "fail tests/shape.sh"; \
 	    fi >> build/results-layers.txt
 	@$(MAKE) --no-print-directory unit || true
 	@$(MAKE) --no-print-directory check-asan || true
