@@ -25,8 +25,9 @@
  * those are the integrity rules, and the
  * verdict is pass only if each of them and every written expectation holds.
  *
- * This module only knows the names and the comparison; the harness
- * measures (verdict.h) and the scenario parser reads the text.
+ * This module only knows the comparison; the metrics are metric.h's
+ * table, the harness measures (verdict.h) and the scenario parser reads
+ * the text.
  */
 #ifndef FL_EXPECT_H
 #define FL_EXPECT_H
@@ -34,59 +35,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "metric.h"
+
 enum expect_op { EXP_EQ, EXP_LT, EXP_LE, EXP_GT, EXP_GE };
-
-/* Metrics of the whole run ([expect]). */
-enum run_metric {
-    M_LOST_WRITES,
-    M_STALE_READS,
-    M_TORN,
-    M_MISDIRECTED,
-    M_CORRUPT,
-    M_ZEROED,
-    M_IO_ERRORS,
-    M_MISSING_FILES,
-    M_UNEXPECTED_FILES,
-    M_WRONG_SIZES,
-    M_FINDINGS,
-    M_DETECTED_CORRUPT,
-    M_UNDETECTED_CORRUPT,
-    M_DOUBTFUL_WRITES,
-    M_REVERTED,
-    M_ERRORS,
-    M_HUNG,
-    M_LOST_CLIENTS,
-    M_MAX_STALL,
-    M_RECOVERY,
-    M_HEAL,
-    M_RECOVER,
-    M_MAX_LATENCY,
-    M_IOPS,
-    M_PASS_RATE, /* repetitions that passed, in percent (repeats only) */
-    M_RUN_COUNT
-};
-
-/* Metrics of one fault (expect_NAME in its [fault] section). */
-enum fault_metric {
-    F_STALL,
-    F_RECOVERY,
-    F_IMPACT,
-    F_ERRORS,
-    F_MAX_LATENCY,
-    F_FIRST_IO_AFTER_INJECT,
-    F_FIRST_IO_AFTER_CLEAR,
-    F_HEAL,
-    F_RECOVER,
-    F_COUNT
-};
-
-struct metric_def {
-    const char *name;  /* as written in [expect]; fault metrics without "expect_" */
-    bool seconds;      /* a duration; else a count */
-    bool integrity;    /* 0 unless the scenario says otherwise (run metrics only) */
-    const char *help;
-    bool percent;      /* written as N% (pass_rate) */
-};
 
 /* A statistic over the repetitions of a scenario; DS_NONE: one run's value. */
 enum dist_stat { DS_NONE, DS_MIN, DS_P50, DS_P95, DS_MAX, DS_MEAN, DS_SD, DS_COUNT };
@@ -98,19 +49,12 @@ extern const char *const dist_stat_names[DS_COUNT];
  * a statistic's suffix is copied whole with DS_NONE. */
 enum dist_stat expect_split_stat(const char *name, char *base, size_t n);
 
-extern const struct metric_def run_metrics[M_RUN_COUNT];
-extern const struct metric_def fault_metrics[F_COUNT];
-
-/* The index of a metric by name, or -1. */
-int run_metric_find(const char *name);
-int fault_metric_find(const char *name); /* "stall", not "expect_stall" */
-
 /* "=", "==", "<", "<=", ">", ">=" -> op.  -1 when it is none of them. */
 int expect_op_parse(const char *text, enum expect_op *op);
 const char *expect_op_text(enum expect_op op); /* "=", "<", "<=", ">", ">=" */
 
 struct expect_rule {
-    int metric;          /* enum run_metric, or enum fault_metric when fault >= 0 */
+    int metric;          /* enum metric_id: the run's (M_*), or a fault's (F_*) when fault >= 0 */
     int fault;           /* -1: [expect]; else the index of the fault */
     enum expect_op op;
     double value;        /* seconds or count */

@@ -38,6 +38,7 @@ static const char usage_main[] =
     "  build-id                         which build this is: the SHA-256 of this\n"
     "                                   executable (the agent's copy check)\n"
     "  help scenario                    every scenario section and key\n"
+    "  help metrics                     every metric of [expect] and expect_* (markdown)\n"
     "\n"
     "Exit status: 0 pass, 1 fail (a finding other than ok/unwritten), 2 could not run.\n"
     "`faultline VERB --help` tells more about one verb.\n";
@@ -213,6 +214,10 @@ int main(int argc, char **argv)
         if (argc > 2 && strcmp(verb, "help") == 0) {
             if (strcmp(argv[2], "scenario") == 0) {
                 scenario_reference(stdout);
+                return 0;
+            }
+            if (strcmp(argv[2], "metrics") == 0) {
+                scenario_metrics_markdown(stdout);
                 return 0;
             }
             return bad_usage("no help on ", argv[2], usage_main);

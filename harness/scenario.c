@@ -315,11 +315,11 @@ static void unknown_metric_hint(const char *name, bool fault, char *out, size_t 
 {
     char best[48] = "", known[768] = "";
     size_t bestd = 3, used = 0;
-    int count = fault ? F_COUNT : M_RUN_COUNT;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < METRIC_COUNT; i++) {
+        if (metric_table[i].scope != (fault ? SCOPE_FAULT : SCOPE_RUN))
+            continue;
         char full[48];
-        snprintf(full, sizeof full, "%s%s", fault ? "expect_" : "",
-                 fault ? fault_metrics[i].name : run_metrics[i].name);
+        snprintf(full, sizeof full, "%s%s", fault ? "expect_" : "", metric_table[i].name);
         size_t d = key_distance(name, full);
         if (d < bestd) {
             bestd = d;
@@ -340,11 +340,12 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
 {
     char name[64];
     enum dist_stat stat = expect_split_stat(fault >= 0 ? e->key + 7 : e->key, name, sizeof name);
-    int m = fault >= 0 ? fault_metric_find(name) : run_metric_find(name);
+    enum metric_scope scope = fault >= 0 ? SCOPE_FAULT : SCOPE_RUN;
+    int m = metric_find(scope, name);
     if (m < 0 && stat != DS_NONE) { /* a metric whose own name ends so ("max_latency_max") */
         stat = DS_NONE;
         snprintf(name, sizeof name, "%s", fault >= 0 ? e->key + 7 : e->key);
-        m = fault >= 0 ? fault_metric_find(name) : run_metric_find(name);
+        m = metric_find(scope, name);
     }
     if (m < 0) {
         char hint[1200];
@@ -375,14 +376,14 @@ static int add_expectation(const struct ini *ini, struct scenario *sc, int fault
     }
     char why[256];
     uint64_t u;
-    if (expect_metric(x)->seconds) {
+    if (expect_metric(x)->unit == UNIT_SECONDS) {
         if (parse_duration(e->value, &u, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s: %s (a duration: 500ms, 20s)", ini->file, e->line,
                      e->key, why);
             return -1;
         }
         x->value = (double)u / 1e9;
-    } else if (expect_metric(x)->percent) {
+    } else if (expect_metric(x)->unit == UNIT_PERCENT) {
         char *end;
         double pct = strtod(e->value, &end);
         if (end == e->value || strcmp(end, "%") != 0 || pct < 0 || pct > 100) {
@@ -1282,6 +1283,22 @@ static void print_keys(FILE *out, int section)
         }
 }
 
+void scenario_metrics_markdown(FILE *out)
+{
+    for (int scope = SCOPE_RUN; scope <= SCOPE_FAULT; scope++) {
+        fprintf(out, "%s\n\n| key | type | default | meaning |\n|---|---|---|---|\n",
+                scope == SCOPE_RUN ? "[expect]: the run's metrics (`metric OP value`)"
+                                   : "[fault NAME]: each fault's metrics (`expect_metric OP value`)");
+        for (int i = 0; i < METRIC_COUNT; i++) {
+            const struct metric_def *m = &metric_table[i];
+            if (m->scope == (enum metric_scope)scope)
+                fprintf(out, "| `%s%s` | %s | %s | %s |\n", scope == SCOPE_FAULT ? "expect_" : "",
+                        m->name, metric_unit_word(m), m->integrity ? "= 0" : "", m->help);
+        }
+        fprintf(out, scope == SCOPE_RUN ? "\n" : "");
+    }
+}
+
 void scenario_reference(FILE *out)
 {
     for (int s = 0; s < S_COUNT; s++) {
@@ -1292,18 +1309,14 @@ void scenario_reference(FILE *out)
                     fault_actions());
         print_keys(out, s);
         /* Expectations: a metric, a comparison, a value. */
-        for (int i = 0; s == S_EXPECT && i < M_RUN_COUNT; i++)
-            fprintf(out, "  %-16s  %s %s\n      %s\n", run_metrics[i].name,
-                    run_metrics[i].seconds   ? "duration"
-                    : run_metrics[i].percent ? "percent "
-                                             : "count   ",
-                    run_metrics[i].integrity ? "default = 0 (integrity rule)" : "",
-                    run_metrics[i].help);
-        for (int i = 0; s == S_FAULT && i < F_COUNT; i++) {
-            char key[48];
-            snprintf(key, sizeof key, "expect_%s", fault_metrics[i].name);
-            fprintf(out, "  %-16s  %s\n      %s\n", key,
-                    fault_metrics[i].seconds ? "duration" : "count", fault_metrics[i].help);
+        for (int i = 0; i < METRIC_COUNT; i++) {
+            const struct metric_def *m = &metric_table[i];
+            if (s == S_EXPECT && m->scope == SCOPE_RUN)
+                fprintf(out, "  %-16s  %-8s %s\n      %s\n", m->name, metric_unit_word(m),
+                        m->integrity ? "default = 0 (integrity rule)" : "", m->help);
+            if (s == S_FAULT && m->scope == SCOPE_FAULT)
+                fprintf(out, "  expect_%-9s  %s\n      %s\n", m->name, metric_unit_word(m),
+                        m->help);
         }
         if (s == S_EXPECT || s == S_FAULT)
             fprintf(out, "      (%s compare with =, <, <=, >, >=; with repeat = N a suffix _min, "

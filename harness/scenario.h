@@ -117,4 +117,8 @@ const struct host_spec *scenario_cluster_via(const struct scenario *sc);
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);
 
+/* `faultline help metrics`: every metric of metric.h's table as the rows
+ * of README's tables (markdown), the run's and then the faults'. */
+void scenario_metrics_markdown(FILE *out);
+
 #endif

@@ -11,11 +11,6 @@
 #include "../lib/json.h"
 #include "report/report.h"
 
-/* The run-level metrics the summary always shows (others when a rule
- * names them). */
-static const int shown_run_metrics[] = {M_MAX_STALL, M_RECOVERY, M_HEAL, M_RECOVER, M_MAX_LATENCY,
-                                        M_IOPS,      M_ERRORS,   M_FINDINGS, M_REVERTED};
-
 static const struct jv *fault_entry(const struct jv *report, const char *name)
 {
     const struct jv *faults = jv_get(report, "faults");
@@ -34,7 +29,7 @@ static bool value_in(const struct summary *s, const struct summary_metric *m,
         return false;
     if (m->fault < 0) {
         char path[80];
-        snprintf(path, sizeof path, "measured.%s", run_metrics[m->metric].name);
+        snprintf(path, sizeof path, "measured.%s", metric_table[m->metric].name);
         return jv_num(jv_path(x->report, path), out);
     }
     return jv_num(jv_get(fault_entry(x->report, s->sc->faults[m->fault].name), m->key), out);
@@ -66,9 +61,9 @@ static struct summary_metric *add_metric(struct summary *s, size_t *cap, int fau
     memset(m, 0, sizeof *m);
     m->fault = fault;
     m->metric = metric;
-    const struct metric_def *def = fault >= 0 ? &fault_metrics[metric] : &run_metrics[metric];
-    m->seconds = def->seconds;
-    snprintf(m->key, sizeof m->key, "%s%s", def->name, def->seconds ? "_s" : "");
+    const struct metric_def *def = &metric_table[metric];
+    m->seconds = def->unit == UNIT_SECONDS;
+    snprintf(m->key, sizeof m->key, "%s", def->key);
     m->value = calloc(s->asked, sizeof *m->value);
     m->known = calloc(s->asked, sizeof *m->known);
     double *vals = calloc(s->asked ? s->asked : 1, sizeof *vals);
@@ -185,12 +180,16 @@ int summary_build(struct summary *s, const struct scenario *sc, const struct rep
         rep_failed |= v && strcmp(v, "fail") == 0;
     }
     size_t mcap = 0, rcap = 0;
+    /* what the summary always lists (metric.h): each fault's, then the run's */
+    int listed[METRIC_COUNT];
+    int nfault = metric_listed(LIST_SUMMARY, SCOPE_FAULT, listed);
     for (unsigned f = 0; f < sc->nfaults; f++)
-        for (int m = 0; m < F_COUNT; m++)
-            if (!add_metric(s, &mcap, (int)f, m))
+        for (int i = 0; i < nfault; i++)
+            if (!add_metric(s, &mcap, (int)f, listed[i]))
                 goto oom;
-    for (size_t i = 0; i < sizeof shown_run_metrics / sizeof shown_run_metrics[0]; i++)
-        if (!add_metric(s, &mcap, -1, shown_run_metrics[i]))
+    int nrun = metric_listed(LIST_SUMMARY, SCOPE_RUN, listed);
+    for (int i = 0; i < nrun; i++)
+        if (!add_metric(s, &mcap, -1, listed[i]))
             goto oom;
     bool rate_written = false;
     for (unsigned i = 0; i < sc->nexpects; i++) {
@@ -207,7 +206,7 @@ int summary_build(struct summary *s, const struct scenario *sc, const struct rep
         r->fault = e->fault;
         r->op = e->op;
         r->value = e->value;
-        r->unit = def->percent ? "%" : def->seconds ? "s" : "count";
+        r->unit = def->unit == UNIT_PERCENT ? "%" : def->unit == UNIT_SECONDS ? "s" : "count";
         r->line = e->line;
         if (e->fault < 0 && e->metric == M_PASS_RATE) {
             rate_written = true;

@@ -54,7 +54,7 @@ struct rep_outcome {
 /* One metric over the repetitions. */
 struct summary_metric {
     int fault;          /* index in the scenario's faults; -1: the whole run */
-    int metric;         /* enum fault_metric or enum run_metric */
+    int metric;         /* enum metric_id (checks/metric.h) */
     char key[48];       /* its name in the summary: "stall_s", "max_stall_s", "iops" */
     bool seconds;
     double *value;      /* per repetition (n asked) ... */

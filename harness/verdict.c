@@ -61,7 +61,19 @@ static int add_result(struct verdict *v, size_t *cap, const struct expect_rule *
     return 0;
 }
 
-/* The value of a run metric. */
+/* A metric's value as measured; known is false when it could not be
+ * measured, and why says so. */
+struct measured {
+    double v;
+    bool known;
+    const char *why;
+};
+
+static void put(struct measured *out, double v, bool known, const char *why)
+{
+    *out = (struct measured){v, known, known ? "" : why};
+}
+
 /* Whether the fault's storage was watched until whole, in the lab's word
  * ("heal", "recover": the metric's name). */
 static bool heal_is(const struct recovery *r, const char *word)
@@ -69,167 +81,120 @@ static bool heal_is(const struct recovery *r, const char *word)
     return r->heal_measured && r->heal_word && strcmp(r->heal_word, word) == 0;
 }
 
-static bool run_value(const struct verdict_input *in, const struct verdict *v, int m,
-                      double *out, const char **why)
+/* The longest recovery_s of any injected fault; unknown when one never
+ * recovered. */
+static void worst_recovery(const struct verdict_input *in, struct measured *out)
 {
-    static const int cls_of[] = {
-        [M_LOST_WRITES] = CLS_LOST_WRITE, [M_STALE_READS] = CLS_STALE_READ, [M_TORN] = CLS_TORN,
-        [M_MISDIRECTED] = CLS_MISDIRECTED, [M_CORRUPT] = CLS_CORRUPT, [M_ZEROED] = CLS_ZEROED,
-        [M_IO_ERRORS] = CLS_IO_ERROR, [M_MISSING_FILES] = CLS_MISSING_FILE,
-        [M_UNEXPECTED_FILES] = CLS_UNEXPECTED_FILE, [M_WRONG_SIZES] = CLS_WRONG_SIZE};
-    *why = "";
-    switch ((enum run_metric)m) {
-    case M_LOST_WRITES:
-    case M_STALE_READS:
-    case M_TORN:
-    case M_MISDIRECTED:
-    case M_CORRUPT:
-    case M_ZEROED:
-    case M_IO_ERRORS:
-    case M_MISSING_FILES:
-    case M_UNEXPECTED_FILES:
-    case M_WRONG_SIZES:
-        *out = (double)v->unexplained[cls_of[m]];
-        return true;
-    case M_FINDINGS: {
-        uint64_t sum = 0;
-        for (int c = 0; c < CLS_COUNT; c++)
-            if (class_is_finding((enum fl_class)c))
-                sum += v->unexplained[c];
-        *out = (double)sum;
-        return true;
-    }
-    case M_DETECTED_CORRUPT:
-        *out = (double)v->detected_corrupt;
-        return true;
-    case M_UNDETECTED_CORRUPT:
-        *out = (double)v->undetected_corrupt;
-        return true;
-    case M_DOUBTFUL_WRITES:
-        *out = (double)in->doubtful_writes;
-        return true;
-    case M_REVERTED:
-        *out = (double)in->findings->counts[CLS_REVERTED];
-        return true;
-    case M_ERRORS:
-        *out = (double)(in->io->errors + (in->sweep ? in->sweep->errors : 0));
-        return true;
-    case M_HUNG:
-        *out = (double)in->hung;
-        return true;
-    case M_LOST_CLIENTS:
-        *out = (double)in->lost_clients;
-        return true;
-    case M_MAX_STALL:
-        *out = in->max_stall_s;
-        *why = "no time buckets";
-        return in->max_stall_s >= 0;
-    case M_RECOVERY: {
-        double worst = 0;
-        for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
-            const struct recovery *r = &in->recovery[i];
-            if (!r->injected)
-                continue;
-            if (!r->recovered) {
-                *why = "a fault never recovered (or no baseline to measure against)";
-                return false;
-            }
-            if (r->recovery_s > worst)
-                worst = r->recovery_s;
+    double worst = 0;
+    for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
+        const struct recovery *r = &in->recovery[i];
+        if (!r->injected)
+            continue;
+        if (!r->recovered) {
+            put(out, 0, false, "a fault never recovered (or no baseline to measure against)");
+            return;
         }
-        *out = worst;
-        return true;
+        if (r->recovery_s > worst)
+            worst = r->recovery_s;
     }
-    case M_HEAL:
-    case M_RECOVER: {
-        double worst = 0;
-        bool any = false;
-        for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
-            const struct recovery *r = &in->recovery[i];
-            if (!r->injected || !heal_is(r, run_metrics[m].name))
-                continue;
-            any = true;
-            if (!r->healed) {
-                *why = m == M_HEAL ? "the volume did not heal within heal_wait after a fault"
-                                   : "the cluster did not recover within heal_wait after a fault";
-                return false;
-            }
-            if (r->heal_s > worst)
-                worst = r->heal_s;
-        }
-        *out = worst;
-        *why = m == M_HEAL ? "no heal was measured (only the gluster lab's volume heals)"
-                           : "no recovery was measured (only the ceph lab's cluster recovers)";
-        return any;
-    }
-    case M_MAX_LATENCY:
-        *out = (double)in->io->lat_max_ns / 1e9;
-        return true;
-    case M_IOPS:
-        *out = in->io->ns ? (double)(in->io->reads + in->io->writes) * 1e9 / (double)in->io->ns
-                          : 0;
-        return true;
-    case M_PASS_RATE:
-        *why = "a rate over repetitions (repeat = N)";
-        return false;
-    case M_RUN_COUNT:
-        break;
-    }
-    *why = "unknown metric";
-    return false;
+    put(out, worst, true, "");
 }
 
-static bool fault_value(const struct verdict_input *in, int fault, int m, double *out,
-                        const char **why)
+/* The longest heal_s of the faults whose lab heals in that word (heal:
+ * gluster, recover: ceph); unknown when none was measured or one never
+ * got whole. */
+static void worst_heal(const struct verdict_input *in, int m, struct measured *out)
+{
+    bool gluster = m == M_HEAL;
+    double worst = 0;
+    bool any = false;
+    for (unsigned i = 0; in->recovery && i < in->nfaults; i++) {
+        const struct recovery *r = &in->recovery[i];
+        if (!r->injected || !heal_is(r, metric_table[m].name))
+            continue;
+        any = true;
+        if (!r->healed) {
+            put(out, 0, false, gluster ? "the volume did not heal within heal_wait after a fault"
+                                       : "the cluster did not recover within heal_wait after a "
+                                         "fault");
+            return;
+        }
+        if (r->heal_s > worst)
+            worst = r->heal_s;
+    }
+    put(out, worst, any, gluster ? "no heal was measured (only the gluster lab's volume heals)"
+                                 : "no recovery was measured (only the ceph lab's cluster "
+                                   "recovers)");
+}
+
+/* Every metric of the run (metric.h's M_*), as this run measured it.  A
+ * new run metric is measured here. */
+static void measure_run(const struct verdict_input *in, const struct verdict *v,
+                        struct measured out[M_RUN_COUNT])
+{
+    static const struct {
+        int metric;
+        enum fl_class cls;
+    } integrity[] = {
+        {M_LOST_WRITES, CLS_LOST_WRITE},   {M_STALE_READS, CLS_STALE_READ},
+        {M_TORN, CLS_TORN},                {M_MISDIRECTED, CLS_MISDIRECTED},
+        {M_CORRUPT, CLS_CORRUPT},          {M_ZEROED, CLS_ZEROED},
+        {M_IO_ERRORS, CLS_IO_ERROR},       {M_MISSING_FILES, CLS_MISSING_FILE},
+        {M_UNEXPECTED_FILES, CLS_UNEXPECTED_FILE}, {M_WRONG_SIZES, CLS_WRONG_SIZE}};
+    for (int m = 0; m < M_RUN_COUNT; m++)
+        put(&out[m], 0, false, "unknown metric");
+    for (size_t i = 0; i < sizeof integrity / sizeof integrity[0]; i++)
+        put(&out[integrity[i].metric], (double)v->unexplained[integrity[i].cls], true, "");
+    uint64_t sum = 0;
+    for (int c = 0; c < CLS_COUNT; c++)
+        if (class_is_finding((enum fl_class)c))
+            sum += v->unexplained[c];
+    put(&out[M_FINDINGS], (double)sum, true, "");
+    put(&out[M_DETECTED_CORRUPT], (double)v->detected_corrupt, true, "");
+    put(&out[M_UNDETECTED_CORRUPT], (double)v->undetected_corrupt, true, "");
+    put(&out[M_DOUBTFUL_WRITES], (double)in->doubtful_writes, true, "");
+    put(&out[M_REVERTED], (double)in->findings->counts[CLS_REVERTED], true, "");
+    put(&out[M_ERRORS], (double)(in->io->errors + (in->sweep ? in->sweep->errors : 0)), true, "");
+    put(&out[M_HUNG], (double)in->hung, true, "");
+    put(&out[M_LOST_CLIENTS], (double)in->lost_clients, true, "");
+    put(&out[M_MAX_STALL], in->max_stall_s, in->max_stall_s >= 0, "no time buckets");
+    worst_recovery(in, &out[M_RECOVERY]);
+    worst_heal(in, M_HEAL, &out[M_HEAL]);
+    worst_heal(in, M_RECOVER, &out[M_RECOVER]);
+    put(&out[M_MAX_LATENCY], (double)in->io->lat_max_ns / 1e9, true, "");
+    put(&out[M_IOPS],
+        in->io->ns ? (double)(in->io->reads + in->io->writes) * 1e9 / (double)in->io->ns : 0,
+        true, "");
+    put(&out[M_PASS_RATE], 0, false, "a rate over repetitions (repeat = N)");
+}
+
+/* Every metric of one fault (metric.h's F_*), from its recovery numbers.
+ * A new fault metric is measured here. */
+static void measure_fault(const struct verdict_input *in, int fault,
+                          struct measured out[METRIC_COUNT])
 {
     const struct recovery *r = in->recovery ? &in->recovery[fault] : NULL;
-    *out = 0;
     if (!r || !r->injected) {
-        *why = "the fault was not injected";
-        return false;
+        for (int m = F_FIRST; m < METRIC_COUNT; m++)
+            put(&out[m], 0, false, "the fault was not injected");
+        return;
     }
-    switch ((enum fault_metric)m) {
-    case F_STALL:
-        *out = r->stall_s;
-        return true;
-    case F_RECOVERY:
-        *out = r->recovery_s;
-        *why = "never recovered before the end of the workload (or no baseline)";
-        return r->recovered;
-    case F_IMPACT:
-        *out = r->impact_s;
-        *why = "throughput never fell below half the baseline";
-        return r->impact;
-    case F_ERRORS:
-        *out = (double)r->errors;
-        return true;
-    case F_MAX_LATENCY:
-        *out = r->max_latency_s;
-        return true;
-    case F_FIRST_IO_AFTER_INJECT:
-        *out = r->first_io_after_inject_s;
-        *why = "no I/O completed after the inject";
-        return r->io_after_inject;
-    case F_FIRST_IO_AFTER_CLEAR:
-        *out = r->first_io_after_clear_s;
-        *why = r->lasting ? "no I/O completed after the clear" : "the fault has no clear";
-        return r->io_after_clear;
-    case F_HEAL:
-        *out = r->heal_s;
-        *why = !heal_is(r, "heal") ? "no heal was measured (only the gluster lab's volume heals)"
-                                   : "the volume did not heal within heal_wait";
-        return heal_is(r, "heal") && r->healed;
-    case F_RECOVER:
-        *out = r->heal_s;
-        *why = !heal_is(r, "recover")
-                   ? "no recovery was measured (only the ceph lab's cluster recovers)"
-                   : "the cluster did not recover within heal_wait";
-        return heal_is(r, "recover") && r->healed;
-    case F_COUNT:
-        break;
-    }
-    *why = "unknown metric";
-    return false;
+    put(&out[F_STALL], r->stall_s, true, "");
+    put(&out[F_RECOVERY], r->recovery_s, r->recovered,
+        "never recovered before the end of the workload (or no baseline)");
+    put(&out[F_IMPACT], r->impact_s, r->impact, "throughput never fell below half the baseline");
+    put(&out[F_ERRORS], (double)r->errors, true, "");
+    put(&out[F_MAX_LATENCY], r->max_latency_s, true, "");
+    put(&out[F_FIRST_IO_AFTER_INJECT], r->first_io_after_inject_s, r->io_after_inject,
+        "no I/O completed after the inject");
+    put(&out[F_FIRST_IO_AFTER_CLEAR], r->first_io_after_clear_s, r->io_after_clear,
+        r->lasting ? "no I/O completed after the clear" : "the fault has no clear");
+    put(&out[F_HEAL], r->heal_s, heal_is(r, "heal") && r->healed,
+        !heal_is(r, "heal") ? "no heal was measured (only the gluster lab's volume heals)"
+                            : "the volume did not heal within heal_wait");
+    put(&out[F_RECOVER], r->heal_s, heal_is(r, "recover") && r->healed,
+        !heal_is(r, "recover") ? "no recovery was measured (only the ceph lab's cluster recovers)"
+                               : "the cluster did not recover within heal_wait");
 }
 
 static const char *signal_name(int sig)
@@ -319,7 +284,7 @@ static enum verdict_outcome outcome_of(const struct verdict *v)
         const struct expect_result *x = &v->results[i];
         if (x->pass)
             continue;
-        if (x->known || (x->rule.fault < 0 && run_metrics[x->rule.metric].integrity))
+        if (x->known || (x->rule.fault < 0 && metric_table[x->rule.metric].integrity))
             found = true;
         else
             unknown_failed = true;
@@ -363,6 +328,63 @@ int verdict_exit_code(const struct verdict *v)
     return 2;
 }
 
+/* Every rule of the scenario this run can check, then the integrity rules
+ * it did not restate. */
+static int add_rules(const struct verdict_input *in, struct verdict *v,
+                     const struct measured run[M_RUN_COUNT])
+{
+    size_t cap = 0;
+    const struct scenario *sc = in->sc;
+    bool stated[M_RUN_COUNT] = {false};
+    for (unsigned i = 0; i < sc->nexpects; i++) {
+        const struct expect_rule *e = &sc->expects[i];
+        if (expect_over_repeats(e))
+            continue; /* the summary of the repetitions checks it (repeat.h) */
+        struct measured x;
+        if (e->fault < 0) {
+            stated[e->metric] = true;
+            if (!in->run && !metric_table[e->metric].integrity && e->metric != M_FINDINGS)
+                continue; /* verify re-reads data; it does not see the outage again */
+            x = run[e->metric];
+        } else {
+            if (!in->run)
+                continue;
+            struct measured fault[METRIC_COUNT];
+            measure_fault(in, e->fault, fault);
+            x = fault[e->metric];
+        }
+        if (add_result(v, &cap, e, x.v, x.known, x.why) != 0)
+            return -1;
+    }
+    bool tree = sc->backend && sc->backend->check_after; /* a kind with names to lose */
+    for (int m = 0; m < M_RUN_COUNT; m++) {
+        if (!metric_table[m].integrity || stated[m])
+            continue;
+        if (!tree && (m == M_MISSING_FILES || m == M_UNEXPECTED_FILES || m == M_WRONG_SIZES))
+            continue; /* only a file tree has names to lose */
+        if (m == M_LOST_CLIENTS && in->clients <= 1)
+            continue; /* only a run over several clients can lose one */
+        struct expect_rule rule = {.metric = m, .fault = -1, .op = EXP_EQ, .value = 0};
+        snprintf(rule.text, sizeof rule.text, "%s = 0", metric_table[m].name);
+        if (add_result(v, &cap, &rule, run[m].v, run[m].known, run[m].why) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_rules(const struct verdict_input *in, struct verdict *v,
+                       const struct measured run[M_RUN_COUNT])
+{
+    if (add_rules(in, v, run) != 0)
+        return -1;
+    v->pass = v->failed == 0;
+    v->signal = in->interrupted;
+    if (in->run && find_missed(in, v) != 0)
+        return -1;
+    v->outcome = outcome_of(v);
+    return 0;
+}
+
 int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -394,57 +416,16 @@ int verdict_evaluate(const struct verdict_input *in, struct verdict *v)
             v->undetected_corrupt++;
     }
 
-    size_t cap = 0;
-    const struct scenario *sc = in->sc;
-    bool stated[M_RUN_COUNT] = {false};
-    for (unsigned i = 0; i < sc->nexpects; i++) {
-        const struct expect_rule *e = &sc->expects[i];
-        double value = 0;
-        const char *why = "";
-        bool known;
-        if (expect_over_repeats(e))
-            continue; /* the summary of the repetitions checks it (repeat.h) */
-        if (e->fault < 0) {
-            stated[e->metric] = true;
-            if (!in->run && !run_metrics[e->metric].integrity && e->metric != M_FINDINGS)
-                continue; /* verify re-reads data; it does not see the outage again */
-            known = run_value(in, v, e->metric, &value, &why);
-        } else {
-            if (!in->run)
-                continue;
-            known = fault_value(in, e->fault, e->metric, &value, &why);
-        }
-        if (add_result(v, &cap, e, value, known, why) != 0)
-            return -1;
-    }
-    bool tree = sc->backend && sc->backend->check_after; /* a kind with names to lose */
+    /* Every metric, once: the rules look their values up, and report.json's
+     * `measured` has every run metric (what the summary of repetitions
+     * takes its distributions from). */
+    struct measured run[M_RUN_COUNT];
+    measure_run(in, v, run);
     for (int m = 0; m < M_RUN_COUNT; m++) {
-        if (!run_metrics[m].integrity || stated[m])
-            continue;
-        if (!tree && (m == M_MISSING_FILES || m == M_UNEXPECTED_FILES || m == M_WRONG_SIZES))
-            continue; /* only a file tree has names to lose */
-        if (m == M_LOST_CLIENTS && in->clients <= 1)
-            continue; /* only a run over several clients can lose one */
-        struct expect_rule rule = {.metric = m, .fault = -1, .op = EXP_EQ, .value = 0};
-        snprintf(rule.text, sizeof rule.text, "%s = 0", run_metrics[m].name);
-        double value = 0;
-        const char *why = "";
-        bool known = run_value(in, v, m, &value, &why);
-        if (add_result(v, &cap, &rule, value, known, why) != 0)
-            return -1;
+        v->value[m] = run[m].v;
+        v->known[m] = run[m].known;
     }
-    /* Every run metric's value, for report.json's `measured` (what the
-     * summary of repetitions takes its distributions from). */
-    for (int m = 0; m < M_RUN_COUNT; m++) {
-        const char *why = "";
-        v->known[m] = run_value(in, v, m, &v->value[m], &why);
-    }
-    v->pass = v->failed == 0;
-    v->signal = in->interrupted;
-    if (in->run && find_missed(in, v) != 0)
-        return -1;
-    v->outcome = outcome_of(v);
-    return 0;
+    return check_rules(in, v, run);
 }
 
 void verdict_free(struct verdict *v)
@@ -460,7 +441,7 @@ void verdict_value(const struct expect_result *r, char *out, size_t n)
 {
     if (!r->known)
         snprintf(out, n, "unknown");
-    else if (expect_metric(&r->rule)->seconds)
+    else if (expect_metric(&r->rule)->unit == UNIT_SECONDS)
         snprintf(out, n, "%.3f s", r->measured);
     else
         snprintf(out, n, "%.0f", r->measured);

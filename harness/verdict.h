@@ -2,7 +2,7 @@
  * verdict — pass or fail, and why, from everything a run measured.
  *
  * One place turns findings, faults and recovery numbers into the metrics
- * of expect.h, adds the integrity rules the scenario did not restate
+ * of checks/metric.h, adds the integrity rules the scenario did not restate
  * (lost_writes = 0, ..., hung = 0), and checks every rule.  A finding on a
  * block that a corrupt fault of this run overwrote, read after the fault,
  * is the detection the fault was there to provoke: it counts as

@@ -89,7 +89,7 @@ static int add_metric(struct rows *rs, const struct cmp_side *a, const struct cm
      * pass_rate next to a run, a summary no findings */
     if (stats ? !m->in_summary : !m->in_run)
         return 0;
-    if (!stats || strcmp(m->name, "pass_rate") == 0)
+    if (!stats || m->id == M_PASS_RATE)
         return add_row(rs, a, b, fault, m, NULL);
     for (size_t s = 0; s < cmp_nstats; s++)
         if (add_row(rs, a, b, fault, m, cmp_stats[s]) != 0)
@@ -100,15 +100,16 @@ static int add_metric(struct rows *rs, const struct cmp_side *a, const struct cm
 static int build_rows(struct cmp_result *r)
 {
     struct rows rs = {0};
-    for (size_t m = 0; m < cmp_nmetrics; m++)
-        if (!cmp_metrics[m].per_fault && add_metric(&rs, r->a, r->b, NULL, &cmp_metrics[m]) != 0)
+    size_t nm;
+    const struct cmp_metric *list = cmp_metric_list(&nm);
+    for (size_t m = 0; m < nm; m++)
+        if (!list[m].per_fault && add_metric(&rs, r->a, r->b, NULL, &list[m]) != 0)
             goto fail;
     for (size_t f = 0; f < r->a->nfaults; f++) {
         if (!cmp_side_has_fault(r->b, r->a->faults[f]))
             continue;
-        for (size_t m = 0; m < cmp_nmetrics; m++)
-            if (cmp_metrics[m].per_fault &&
-                add_metric(&rs, r->a, r->b, r->a->faults[f], &cmp_metrics[m]) != 0)
+        for (size_t m = 0; m < nm; m++)
+            if (list[m].per_fault && add_metric(&rs, r->a, r->b, r->a->faults[f], &list[m]) != 0)
                 goto fail;
     }
     r->rows = rs.list;

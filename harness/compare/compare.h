@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../../checks/metric.h"
 #include "../../lib/jread.h"
 
 /* `faultline compare DIR_A DIR_B [--worse METRIC:RATIO]... [--json]`
@@ -37,17 +38,19 @@ int cmd_compare(int argc, char **argv);
 
 enum cmp_better { CMP_LOWER_IS_BETTER, CMP_HIGHER_IS_BETTER };
 
+/* A metric compare knows: a line of metric.h's table with a compare place,
+ * in compare's words. */
 struct cmp_metric {
-    const char *name;
+    const char *name;     /* compare's name: the report's key ("stall_s"), "run_errors" */
+    int id;               /* enum metric_id */
     bool per_fault;       /* each fault's (faults[].NAME), or the run's */
     enum cmp_better better;
     bool in_run;          /* a run's report.json has it */
     bool in_summary;      /* a summary of repeats has it */
-    const char *what;     /* for the list of known metrics */
 };
 
-extern const struct cmp_metric cmp_metrics[];
-extern const size_t cmp_nmetrics;
+/* compare's metrics, in its order (metric.h's compare places); n: how many. */
+const struct cmp_metric *cmp_metric_list(size_t *n);
 
 /* The statistics of a summary's metric that compare sets side by side. */
 extern const char *const cmp_stats[];

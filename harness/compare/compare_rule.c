@@ -13,47 +13,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fault metrics are the ones the summary of repeats gives distributions
- * of; a run's are its faults[] fields of the same names.  The run's own:
- * from report.json's io, max_stall_s, counts, hung; pass_rate only where a
- * summary is involved. */
-const struct cmp_metric cmp_metrics[] = {
-    {"stall_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "the longest span without a successful I/O overlapping the fault"},
-    {"recovery_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "inject until throughput is back to 90% of the baseline"},
-    {"impact_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "inject until throughput fell below half the baseline or an error"},
-    {"errors", true, CMP_LOWER_IS_BETTER, true, true,
-     "I/Os that failed from inject until recovery"},
-    {"heal_s", true, CMP_LOWER_IS_BETTER, true, true, "clear until nothing is left to heal"},
-    {"recover_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "clear until the ceph cluster is HEALTH_OK with every placement group clean"},
-    {"first_io_after_clear_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "the first successful I/O after the clear"},
-    {"max_latency_s", true, CMP_LOWER_IS_BETTER, true, true,
-     "the slowest I/O from inject until recovery"},
-    {"pass_rate", false, CMP_HIGHER_IS_BETTER, false, true,
-     "repetitions that passed, 0..1 (a run: 1 if it passed)"},
-    {"iops", false, CMP_HIGHER_IS_BETTER, true, true, "reads and writes per second (io.iops)"},
-    {"max_stall_s", false, CMP_LOWER_IS_BETTER, true, true,
-     "the longest span of the workload without a successful I/O"},
-    {"run_errors", false, CMP_LOWER_IS_BETTER, true, false,
-     "I/Os that failed, workload and sweep (io.errors + sweep.errors)"},
-    {"findings", false, CMP_LOWER_IS_BETTER, true, false,
-     "findings not explained by a corrupt fault (counts)"},
-    {"hung", false, CMP_LOWER_IS_BETTER, true, false, "I/Os outstanding longer than hung_after"},
-};
-const size_t cmp_nmetrics = sizeof cmp_metrics / sizeof cmp_metrics[0];
+/* compare's metrics are the lines of metric.h's table with a compare place:
+ * each fault's (faults[].KEY of a run, a summary's metric of that name), then
+ * the run's: from report.json's io, max_stall_s, counts, hung (compare_side.c);
+ * pass_rate only where a summary is involved. */
+const struct cmp_metric *cmp_metric_list(size_t *n)
+{
+    static struct cmp_metric list[METRIC_COUNT];
+    static size_t count;
+    if (!count) {
+        int ids[METRIC_COUNT];
+        int k = metric_listed(LIST_COMPARE, -1, ids);
+        for (int i = 0; i < k; i++) {
+            const struct metric_def *d = &metric_table[ids[i]];
+            list[i] = (struct cmp_metric){
+                .name = metric_compare_name(d),
+                .id = ids[i],
+                .per_fault = d->scope == SCOPE_FAULT,
+                .better = d->worse == WORSE_LOWER ? CMP_HIGHER_IS_BETTER : CMP_LOWER_IS_BETTER,
+                .in_run = d->compare_from & CMP_FROM_RUN,
+                .in_summary = d->compare_from & CMP_FROM_SUMMARY,
+            };
+        }
+        count = (size_t)k;
+    }
+    *n = count;
+    return list;
+}
 
 const char *const cmp_stats[] = {"p50", "p95", "max", "mean"};
 const size_t cmp_nstats = sizeof cmp_stats / sizeof cmp_stats[0];
 
 const struct cmp_metric *cmp_metric_find(const char *name)
 {
-    for (size_t i = 0; i < cmp_nmetrics; i++)
-        if (strcmp(cmp_metrics[i].name, name) == 0)
-            return &cmp_metrics[i];
+    size_t n;
+    const struct cmp_metric *list = cmp_metric_list(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].name, name) == 0)
+            return &list[i];
     return NULL;
 }
 
@@ -98,9 +95,11 @@ bool cmp_beyond(double a, double b, enum cmp_better better, double allowed)
 /* The list of what METRIC may be, for a mistake in it. */
 static void known_metrics(char *out, size_t n)
 {
+    size_t count;
+    const struct cmp_metric *list = cmp_metric_list(&count);
     size_t used = (size_t)snprintf(out, n, "known metrics:");
-    for (size_t i = 0; i < cmp_nmetrics && used < n; i++)
-        used += (size_t)snprintf(out + used, n - used, " %s", cmp_metrics[i].name);
+    for (size_t i = 0; i < count && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, " %s", list[i].name);
     if (used < n)
         snprintf(out + used, n - used,
                  " (a fault's as FAULT.NAME too; a summary's statistic as NAME.p50, .p95, "
@@ -164,7 +163,7 @@ int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t er
                  arg, metric, out->fault);
         return -1;
     }
-    if (out->stat && strcmp(out->metric->name, "pass_rate") == 0) {
+    if (out->stat && out->metric->id == M_PASS_RATE) {
         snprintf(err, errlen, "--worse %s: pass_rate is one number, without .%s", arg, out->stat);
         return -1;
     }

@@ -137,26 +137,30 @@ static struct cmp_value run_value(const struct cmp_side *s, const char *fault,
                 return num(jv_get(jv_at(faults, i), m->name));
         return (struct cmp_value){false, 0};
     }
-    if (strcmp(m->name, "pass_rate") == 0)
+    switch (m->id) {
+    case M_PASS_RATE:
         return (struct cmp_value){true, str_eq(s->verdict, "pass") ? 1 : 0};
-    if (strcmp(m->name, "iops") == 0)
+    case M_IOPS:
         return num(jv_path(doc, "io.iops"));
-    if (strcmp(m->name, "run_errors") == 0) {
+    case M_ERRORS: { /* run_errors */
         struct cmp_value io = num(jv_path(doc, "io.errors"));
         struct cmp_value sweep = num(jv_path(doc, "sweep.errors"));
         if (io.known && sweep.known)
             io.v += sweep.v;
         return io;
     }
-    if (strcmp(m->name, "findings") == 0)
+    case M_FINDINGS:
         return findings(doc);
+    default:
+        break;
+    }
     return num(jv_get(doc, m->name)); /* max_stall_s, hung */
 }
 
 static struct cmp_value summary_value(const struct cmp_side *s, const char *fault,
                                       const struct cmp_metric *m, const char *stat)
 {
-    if (!fault && strcmp(m->name, "pass_rate") == 0)
+    if (!fault && m->id == M_PASS_RATE)
         return num(jv_get(s->doc, "pass_rate"));
     const struct jv *metrics = jv_get(s->doc, "metrics");
     for (size_t i = 0; i < jv_len(metrics); i++) {

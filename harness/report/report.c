@@ -234,27 +234,34 @@ static void json_path_event(struct json *j, const struct event *e)
     json_obj_end(j);
 }
 
-/* A fault's recovery numbers (null where they could not be measured). */
+/* A metric's key in report.json (checks/metric.h). */
+#define KEY(id) (metric_table[id].key)
+
+/* A fault's recovery numbers (null where they could not be measured): its
+ * metrics under their keys, and what tells more about them. */
 static void json_recovery(struct json *j, const struct report *r, const struct recovery *x)
 {
-    report_json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
-    report_json_maybe(j, "stall_s", x->injected, x->stall_s);
+    report_json_maybe(j, KEY(F_IMPACT), x->injected && x->impact, x->impact_s);
+    report_json_maybe(j, KEY(F_STALL), x->injected, x->stall_s);
     report_json_maybe(j, "stall_from", x->injected && x->stall_s > 0, secs(x->stall_from_ns));
     report_json_maybe(j, "stall_to", x->injected && x->stall_s > 0, secs(x->stall_to_ns));
-    json_key(j, "errors");
+    json_key(j, KEY(F_ERRORS));
     json_u64(j, x->errors);
-    report_json_maybe(j, "max_latency_s", x->injected, x->max_latency_s);
+    report_json_maybe(j, KEY(F_MAX_LATENCY), x->injected, x->max_latency_s);
     bool lat = x->injected && x->latency_known; /* null: nothing completed in the window */
     report_json_maybe(j, "latency_p50_s", lat, x->latency_p50_s);
     report_json_maybe(j, "latency_p99_s", lat, x->latency_p99_s);
     report_json_maybe(j, "latency_max_s", lat, x->latency_max_s);
-    report_json_maybe(j, "first_io_after_inject_s", x->io_after_inject, x->first_io_after_inject_s);
-    report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear, x->first_io_after_clear_s);
-    report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
+    report_json_maybe(j, KEY(F_FIRST_IO_AFTER_INJECT), x->io_after_inject,
+                      x->first_io_after_inject_s);
+    report_json_maybe(j, KEY(F_FIRST_IO_AFTER_CLEAR), x->io_after_clear,
+                      x->first_io_after_clear_s);
+    report_json_maybe(j, KEY(F_RECOVERY), x->recovered, x->recovery_s);
     /* heal_s (gluster) and recover_s (ceph): each null unless its lab's word */
     bool healed = x->heal_measured && x->healed;
-    report_json_maybe(j, "heal_s", healed && strcmp(x->heal_word, "heal") == 0, x->heal_s);
-    report_json_maybe(j, "recover_s", healed && strcmp(x->heal_word, "recover") == 0, x->heal_s);
+    report_json_maybe(j, KEY(F_HEAL), healed && strcmp(x->heal_word, "heal") == 0, x->heal_s);
+    report_json_maybe(j, KEY(F_RECOVER), healed && strcmp(x->heal_word, "recover") == 0,
+                      x->heal_s);
     /* the metadata streams' own stall in the fault's span (this process's
      * streams: null where only the clients' counts came back) */
     bool meta = x->injected && r->meta_streams && r->nmeta && strcmp(r->mode, "run") == 0;
@@ -282,9 +289,9 @@ static void json_measured(struct json *j, const struct report *r)
     for (int m = 0; m < M_RUN_COUNT; m++) {
         if (m == M_PASS_RATE)
             continue;
-        json_key(j, run_metrics[m].name);
+        json_key(j, metric_table[m].name);
         if (r->verdict->known[m])
-            json_num(j, r->verdict->value[m], run_metrics[m].seconds ? 6 : 0);
+            json_num(j, r->verdict->value[m], metric_table[m].unit == UNIT_SECONDS ? 6 : 0);
         else
             json_null(j);
     }
@@ -311,12 +318,13 @@ static void json_expectations(struct json *j, const struct report *r)
         json_key(j, "op");
         json_str(j, expect_op_text(x->rule.op));
         json_key(j, "value");
-        json_num(j, x->rule.value, m->seconds ? 6 : 0);
+        bool seconds = m->unit == UNIT_SECONDS;
+        json_num(j, x->rule.value, seconds ? 6 : 0);
         json_key(j, "unit");
-        json_str(j, m->seconds ? "s" : "count");
+        json_str(j, seconds ? "s" : "count");
         json_key(j, "measured");
         if (x->known)
-            json_num(j, x->measured, m->seconds ? 6 : 0);
+            json_num(j, x->measured, seconds ? 6 : 0);
         else
             json_null(j);
         json_key(j, "pass");

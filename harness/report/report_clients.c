@@ -41,12 +41,13 @@ static void json_client_faults(struct json *j, const struct report *r,
         json_obj_begin(j);
         json_key(j, "name");
         json_str(j, r->faults[i].spec.name);
-        report_json_maybe(j, "stall_s", x->injected, x->stall_s);
-        report_json_maybe(j, "recovery_s", x->recovered, x->recovery_s);
-        report_json_maybe(j, "impact_s", x->injected && x->impact, x->impact_s);
-        json_key(j, "errors");
+        report_json_maybe(j, metric_table[F_STALL].key, x->injected, x->stall_s);
+        report_json_maybe(j, metric_table[F_RECOVERY].key, x->recovered, x->recovery_s);
+        report_json_maybe(j, metric_table[F_IMPACT].key, x->injected && x->impact,
+                          x->impact_s);
+        json_key(j, metric_table[F_ERRORS].key);
         json_u64(j, x->errors);
-        report_json_maybe(j, "first_io_after_clear_s", x->io_after_clear,
+        report_json_maybe(j, metric_table[F_FIRST_IO_AFTER_CLEAR].key, x->io_after_clear,
                           x->first_io_after_clear_s);
         json_obj_end(j);
     }
