@@ -188,9 +188,29 @@ void report_where(const struct report *r, const struct finding *f, char *path, s
  * axis of its throughput plot (span_s seconds); nothing without samples. */
 void report_html_resources(FILE *f, const struct report *r, double span_s);
 
-/* junit.xml (report_junit.c) and report.html (report_html.c). */
+/* Each file by its renderer: report.json (report_json.c), the findings
+ * and the end of a run in events.jsonl (report_json.c), report.txt
+ * (report_text.c), junit.xml (report_junit.c) and report.html
+ * (report_html.c).  0, or -1 with err. */
+int report_write_json(const struct report *r, char *err, size_t errlen);
+int report_write_events(const struct report *r, char *err, size_t errlen);
+int report_write_text(const struct report *r, char *err, size_t errlen);
 int report_write_junit(const struct report *r, char *err, size_t errlen);
 int report_write_html(const struct report *r, char *err, size_t errlen);
+
+/* Numbers in the reports' units (report_common.c): nanoseconds as seconds,
+ * an io_stats' I/Os per second and MB/s, a wall-clock time in ISO 8601 UTC,
+ * and the metadata streams' operations and errors. */
+double report_secs(uint64_t ns);
+double report_iops(const struct io_stats *s);
+double report_mbps(const struct io_stats *s);
+void report_iso_time(uint64_t wall_ns, char *out, size_t n);
+void report_meta_totals(const struct report *r, uint64_t *ops, uint64_t *errors);
+
+/* The agent that said hello for host `name` (NULL: none), and whether a
+ * fault of the run was aimed at that host. */
+const struct remote_info *report_agent_of_host(const struct report *r, const char *name);
+bool report_host_used(const struct report *r, const char *name);
 
 /* The start of an HTML page of faultline's look, up to and with <body>
  * (the title names the run and its verdict). */

@@ -26,6 +26,132 @@ static void fault_rules(const struct report *r, unsigned i, size_t *n, size_t *f
         }
 }
 
+/* One expectation as a testcase: its measured value, or its failure. */
+static void junit_expectation(FILE *f, const struct report *r, const char *cls,
+                              const struct expect_result *x)
+{
+    char name[160], value[64], line[300];
+    if (x->rule.fault >= 0 && (unsigned)x->rule.fault < r->nfaults)
+        snprintf(name, sizeof name, "[fault %s] %s", r->faults[x->rule.fault].spec.name,
+                 x->rule.text);
+    else
+        snprintf(name, sizeof name, "%s", x->rule.text);
+    verdict_value(x, value, sizeof value);
+    fprintf(f, "    <testcase classname=\"");
+    report_escape(f, cls);
+    fprintf(f, ".expect\" name=\"");
+    report_escape(f, name);
+    fprintf(f, "\" time=\"0\"");
+    if (x->pass) {
+        fprintf(f, ">\n      <system-out>measured ");
+        report_escape(f, value);
+        fprintf(f, "</system-out>\n    </testcase>\n");
+        return;
+    }
+    verdict_describe(x, line, sizeof line);
+    fprintf(f, ">\n      <failure message=\"measured ");
+    report_escape(f, value);
+    fprintf(f, ", expected ");
+    report_escape(f, x->rule.text);
+    fprintf(f, "\" type=\"%s\">", x->rule.line ? "expectation" : "integrity");
+    report_escape(f, line);
+    if (x->rule.line)
+        fprintf(f, " (%s:%d)", r->sc->file, x->rule.line);
+    fprintf(f, "</failure>\n    </testcase>\n");
+}
+
+/* What fault i did, and what it cost, as its testcase's output. */
+static void junit_fault_out(FILE *f, const struct fault *x, const struct recovery *rc)
+{
+    fprintf(f, "      <system-out>");
+    char what[1400];
+    if (!x->applied)
+        snprintf(what, sizeof what, "planned: %s; not injected", x->detail);
+    else if (x->cleared_ns > x->injected_ns)
+        snprintf(what, sizeof what, "%s; injected at %.3f s, cleared at %.3f s%s", x->detail,
+                 (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9,
+                 x->clear_failed ? " (its clear failed)" : "");
+    else
+        snprintf(what, sizeof what, "%s; injected at %.3f s", x->detail,
+                 (double)x->injected_ns / 1e9);
+    report_escape(f, what);
+    if (rc && rc->injected) {
+        fprintf(f, "; stall %.3f s, %" PRIu64 " errors, slowest I/O %.3f s", rc->stall_s,
+                rc->errors, rc->max_latency_s);
+        if (rc->clear_failed)
+            fprintf(f, ", no recovery claimed (its clear failed)");
+        else if (rc->recovered)
+            fprintf(f, ", recovered after %.3f s", rc->recovery_s);
+        else
+            fprintf(f, ", not recovered");
+    }
+    fprintf(f, "</system-out>\n    </testcase>\n");
+}
+
+/* Fault i as a testcase: an error when it did not happen as written, a
+ * failure when an expectation of it failed. */
+static void junit_fault(FILE *f, const struct report *r, const char *cls, unsigned i)
+{
+    const struct fault *x = &r->faults[i];
+    const struct recovery *rc = r->recovery ? &r->recovery[i] : NULL;
+    size_t n, bad;
+    fault_rules(r, i, &n, &bad);
+    fprintf(f, "    <testcase classname=\"");
+    report_escape(f, cls);
+    fprintf(f, ".fault\" name=\"");
+    report_escape(f, x->spec.name);
+    fprintf(f, " (%s on %s)\" time=\"%.3f\">\n", x->ops->action, x->spec.host,
+            rc && rc->recovered ? rc->recovery_s : 0.0);
+    const struct fault_miss *miss = report_missed(r, i);
+    if (miss) { /* it did not happen as written: nothing was tested of it */
+        fprintf(f, "      <error message=\"not as written: ");
+        report_escape(f, miss->why);
+        fprintf(f, "\" type=\"fault\"/>\n");
+    } else if (bad) {
+        fprintf(f, "      <failure message=\"%zu of %zu expectations of this fault failed\" "
+                   "type=\"expectation\">", bad, n);
+        for (size_t k = 0; k < r->verdict->n; k++) {
+            const struct expect_result *e = &r->verdict->results[k];
+            char line[300];
+            if (e->rule.fault != (int)i || e->pass)
+                continue;
+            verdict_describe(e, line, sizeof line);
+            report_escape(f, line);
+            fputs("; ", f);
+        }
+        fprintf(f, "</failure>\n");
+    }
+    junit_fault_out(f, x, rc);
+}
+
+/* The <testsuites> and <testsuite> elements' opening, with the counts and
+ * the run's properties. */
+static void junit_head(FILE *f, const struct report *r, size_t tests, size_t failures,
+                       size_t errors, double total)
+{
+    char stamp[32];
+    time_t t = (time_t)(r->meta->start_wall_ns / 1000000000ull);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"faultline\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+               "time=\"%.3f\">\n", tests, failures, errors, total);
+    fprintf(f, "  <testsuite name=\"");
+    report_escape(f, r->sc->name);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\" "
+               "timestamp=\"%s\">\n", tests, failures, errors, total, stamp);
+    fprintf(f, "    <properties>\n");
+    fprintf(f, "      <property name=\"verdict\" value=\"%s\"/>\n", report_verdict(r));
+    fprintf(f, "      <property name=\"mode\" value=\"%s\"/>\n", r->mode);
+    fprintf(f, "      <property name=\"run_id\" value=\"%016" PRIx64 "\"/>\n", r->meta->run_id);
+    fprintf(f, "      <property name=\"seed\" value=\"%" PRIu64 "\"/>\n", r->seed);
+    fprintf(f, "      <property name=\"scenario_file\" value=\"");
+    report_escape(f, r->sc->file);
+    fprintf(f, "\"/>\n    </properties>\n");
+}
+
 int report_write_junit(const struct report *r, char *err, size_t errlen)
 {
     char tmp[PATH_MAX + 64];
@@ -52,28 +178,7 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
             failures++;
     }
     double total = (double)(r->io ? r->io->ns : 0) / 1e9;
-    char stamp[32];
-    time_t t = (time_t)(r->meta->start_wall_ns / 1000000000ull);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
-
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"faultline\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-               "time=\"%.3f\">\n", tests, failures, errors, total);
-    fprintf(f, "  <testsuite name=\"");
-    report_escape(f, r->sc->name);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\" "
-               "timestamp=\"%s\">\n", tests, failures, errors, total, stamp);
-    fprintf(f, "    <properties>\n");
-    fprintf(f, "      <property name=\"verdict\" value=\"%s\"/>\n", report_verdict(r));
-    fprintf(f, "      <property name=\"mode\" value=\"%s\"/>\n", r->mode);
-    fprintf(f, "      <property name=\"run_id\" value=\"%016" PRIx64 "\"/>\n", r->meta->run_id);
-    fprintf(f, "      <property name=\"seed\" value=\"%" PRIu64 "\"/>\n", r->seed);
-    fprintf(f, "      <property name=\"scenario_file\" value=\"");
-    report_escape(f, r->sc->file);
-    fprintf(f, "\"/>\n    </properties>\n");
-
+    junit_head(f, r, tests, failures, errors, total);
     char cls[200];
     snprintf(cls, sizeof cls, "faultline.%s", r->sc->name);
     if (run_error[0]) {
@@ -83,91 +188,10 @@ int report_write_junit(const struct report *r, char *err, size_t errlen)
         report_escape(f, run_error);
         fprintf(f, "\" type=\"%s\"/>\n    </testcase>\n", r->error ? "error" : "interrupted");
     }
-    for (size_t i = 0; r->verdict && i < r->verdict->n; i++) {
-        const struct expect_result *x = &r->verdict->results[i];
-        char name[160], value[64], line[300];
-        if (x->rule.fault >= 0 && (unsigned)x->rule.fault < r->nfaults)
-            snprintf(name, sizeof name, "[fault %s] %s", r->faults[x->rule.fault].spec.name,
-                     x->rule.text);
-        else
-            snprintf(name, sizeof name, "%s", x->rule.text);
-        verdict_value(x, value, sizeof value);
-        fprintf(f, "    <testcase classname=\"");
-        report_escape(f, cls);
-        fprintf(f, ".expect\" name=\"");
-        report_escape(f, name);
-        fprintf(f, "\" time=\"0\"");
-        if (x->pass) {
-            fprintf(f, ">\n      <system-out>measured ");
-            report_escape(f, value);
-            fprintf(f, "</system-out>\n    </testcase>\n");
-            continue;
-        }
-        verdict_describe(x, line, sizeof line);
-        fprintf(f, ">\n      <failure message=\"measured ");
-        report_escape(f, value);
-        fprintf(f, ", expected ");
-        report_escape(f, x->rule.text);
-        fprintf(f, "\" type=\"%s\">", x->rule.line ? "expectation" : "integrity");
-        report_escape(f, line);
-        if (x->rule.line)
-            fprintf(f, " (%s:%d)", r->sc->file, x->rule.line);
-        fprintf(f, "</failure>\n    </testcase>\n");
-    }
-    for (unsigned i = 0; i < r->nfaults; i++) {
-        const struct fault *x = &r->faults[i];
-        const struct recovery *rc = r->recovery ? &r->recovery[i] : NULL;
-        size_t n, bad;
-        fault_rules(r, i, &n, &bad);
-        fprintf(f, "    <testcase classname=\"");
-        report_escape(f, cls);
-        fprintf(f, ".fault\" name=\"");
-        report_escape(f, x->spec.name);
-        fprintf(f, " (%s on %s)\" time=\"%.3f\">\n", x->ops->action, x->spec.host,
-                rc && rc->recovered ? rc->recovery_s : 0.0);
-        const struct fault_miss *miss = report_missed(r, i);
-        if (miss) { /* it did not happen as written: nothing was tested of it */
-            fprintf(f, "      <error message=\"not as written: ");
-            report_escape(f, miss->why);
-            fprintf(f, "\" type=\"fault\"/>\n");
-        } else if (bad) {
-            fprintf(f, "      <failure message=\"%zu of %zu expectations of this fault failed\" "
-                       "type=\"expectation\">", bad, n);
-            for (size_t k = 0; k < r->verdict->n; k++) {
-                const struct expect_result *e = &r->verdict->results[k];
-                char line[300];
-                if (e->rule.fault != (int)i || e->pass)
-                    continue;
-                verdict_describe(e, line, sizeof line);
-                report_escape(f, line);
-                fputs("; ", f);
-            }
-            fprintf(f, "</failure>\n");
-        }
-        fprintf(f, "      <system-out>");
-        char what[1400];
-        if (!x->applied)
-            snprintf(what, sizeof what, "planned: %s; not injected", x->detail);
-        else if (x->cleared_ns > x->injected_ns)
-            snprintf(what, sizeof what, "%s; injected at %.3f s, cleared at %.3f s%s", x->detail,
-                     (double)x->injected_ns / 1e9, (double)x->cleared_ns / 1e9,
-                     x->clear_failed ? " (its clear failed)" : "");
-        else
-            snprintf(what, sizeof what, "%s; injected at %.3f s", x->detail,
-                     (double)x->injected_ns / 1e9);
-        report_escape(f, what);
-        if (rc && rc->injected) {
-            fprintf(f, "; stall %.3f s, %" PRIu64 " errors, slowest I/O %.3f s", rc->stall_s,
-                    rc->errors, rc->max_latency_s);
-            if (rc->clear_failed)
-                fprintf(f, ", no recovery claimed (its clear failed)");
-            else if (rc->recovered)
-                fprintf(f, ", recovered after %.3f s", rc->recovery_s);
-            else
-                fprintf(f, ", not recovered");
-        }
-        fprintf(f, "</system-out>\n    </testcase>\n");
-    }
+    for (size_t i = 0; r->verdict && i < r->verdict->n; i++)
+        junit_expectation(f, r, cls, &r->verdict->results[i]);
+    for (unsigned i = 0; i < r->nfaults; i++)
+        junit_fault(f, r, cls, i);
     fprintf(f, "  </testsuite>\n</testsuites>\n");
     return report_install(f, tmp, r->dir, "junit.xml", err, errlen);
 }
