@@ -37,6 +37,9 @@
  * own: losing them only makes verification more permissive, never wrong.
  *
  * Replay drives the very same state-map transitions as the engine did.
+ *
+ * The journal's files, one job each, are listed in journal_internal.h;
+ * the batches are lib/batchlog.h's.
  */
 #ifndef FL_JOURNAL_H
 #define FL_JOURNAL_H
