@@ -134,50 +134,55 @@ static void damage_of(const struct classifier *c, const unsigned char *buf, uint
     free(want);
 }
 
-enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
-                             const struct expectation *e, struct classification *v)
-{
-    uint32_t stored = 0, computed = 0;
-    memset(v, 0, sizeof *v);
-    block_decode(buf, c->nsect, c->state, c->stamp, &stored, &computed);
-    bool never = e->lo == GEN_NONE && e->hi == GEN_NONE;
+/* The three steps of classify_block below each either conclude (the
+ * class, with v filled) or leave the read to the next step: CLS_COUNT. */
+#define GO_ON CLS_COUNT
 
-    /* 1. Damaged sectors.  On a block we never wrote, anything goes.  The
-     *    finding names the generation the intact sectors still show. */
+/* 1. Damaged sectors.  On a block we never wrote (never), anything goes.
+ *    The finding names the generation the intact sectors still show. */
+static enum fl_class damaged_sectors(const struct classifier *c, const void *buf, uint64_t block,
+                                     bool never, uint32_t stored, uint32_t computed,
+                                     struct classification *v)
+{
     uint32_t bad = c->nsect;
     for (uint32_t s = 0; !never && s < c->nsect && bad == c->nsect; s++)
         if (c->state[s] == SECTOR_BAD_CRC || c->state[s] == SECTOR_BAD_MAGIC)
             bad = s;
-    if (bad < c->nsect) {
-        for (uint32_t s = 0; s < c->nsect; s++)
-            if (c->state[s] == SECTOR_VALID && c->stamp[s].run_id == c->fmt.run_id) {
-                v->found_gen = (gen_t)c->stamp[s].gen;
-                v->found_known = true;
-                v->found_written_ns = c->stamp[s].written_ns;
-                break;
-            }
-        if (c->state[bad] == SECTOR_BAD_CRC) {
-            char where[160];
-            damage_of(c, buf, block, bad, where, sizeof where);
-            if (where[0])
-                return conclude(v, CLS_CORRUPT, bad, "sector %u damaged: %s", bad, where);
-            return conclude(v, CLS_CORRUPT, bad,
-                            "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
-                            stored, computed);
+    if (bad == c->nsect)
+        return GO_ON;
+    for (uint32_t s = 0; s < c->nsect; s++)
+        if (c->state[s] == SECTOR_VALID && c->stamp[s].run_id == c->fmt.run_id) {
+            v->found_gen = (gen_t)c->stamp[s].gen;
+            v->found_known = true;
+            v->found_written_ns = c->stamp[s].written_ns;
+            break;
         }
-        return conclude(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
+    if (c->state[bad] == SECTOR_BAD_CRC) {
+        char where[160];
+        damage_of(c, buf, block, bad, where, sizeof where);
+        if (where[0])
+            return conclude(v, CLS_CORRUPT, bad, "sector %u damaged: %s", bad, where);
+        return conclude(v, CLS_CORRUPT, bad,
+                        "sector %u: crc32c mismatch (stored 0x%08x, computed 0x%08x)", bad,
+                        stored, computed);
     }
+    return conclude(v, CLS_CORRUPT, bad, "sector %u: not a faultline sector (bad magic)", bad);
+}
 
-    /* 2. Identity of every valid sector of this run; generation per sector.
-     *    Zero, foreign and (never-written) garbage sectors are generation 0. */
-    bool all_zero = true;
-    gen_t g0 = GEN_NONE;
+/* 2. Identity of every valid sector of this run; generation per sector.
+ *    Zero, foreign and (never-written) garbage sectors are generation 0.
+ *    When every sector is of one generation: *g0, and *all_zero. */
+static enum fl_class sector_generations(const struct classifier *c, uint64_t block,
+                                        struct classification *v, gen_t *g0, bool *all_zero)
+{
+    *all_zero = true;
+    *g0 = GEN_NONE;
     uint32_t torn_at = 0;
     bool torn = false;
     for (uint32_t s = 0; s < c->nsect; s++) {
         gen_t g = GEN_NONE;
         if (c->state[s] != SECTOR_ZERO)
-            all_zero = false;
+            *all_zero = false;
         if (c->state[s] == SECTOR_VALID && c->stamp[s].run_id == c->fmt.run_id) {
             const struct stamp *st = &c->stamp[s];
             if (!stamp_fits(c, st, block, s)) {
@@ -193,13 +198,13 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
             g = (gen_t)st->gen;
         }
         if (s == 0) {
-            g0 = g;
+            *g0 = g;
             if (g != GEN_NONE) {
                 v->found_gen = g;
                 v->found_known = true;
                 v->found_written_ns = c->stamp[0].written_ns;
             }
-        } else if (g != g0 && !torn) {
+        } else if (g != *g0 && !torn) {
             torn = true;
             torn_at = s;
         }
@@ -210,10 +215,17 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
             gt = GEN_NONE;
         return conclude(v, CLS_TORN, torn_at,
                         "sector 0 has generation %u, sector %u has generation %u",
-                        g0, torn_at, gt);
+                        *g0, torn_at, gt);
     }
+    return GO_ON;
+}
 
-    /* 3. One generation for the whole block: compare with the expectation. */
+/* 3. One generation (g0) for the whole block: compare with the
+ *    expectation.  Always concludes. */
+static enum fl_class against_expectation(const struct classifier *c, uint64_t block,
+                                         const struct expectation *e, bool never, gen_t g0,
+                                         bool all_zero, struct classification *v)
+{
     if (g0 == GEN_NONE) {
         if (never)
             return conclude(v, CLS_UNWRITTEN, 0, "never written in this run");
@@ -247,4 +259,22 @@ enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t blo
         return conclude(v, CLS_STALE_READ, 0,
                         "generation %u found; generation %u was acknowledged", g0, e->acked);
     return conclude(v, CLS_OK, 0, "generation %u", g0);
+}
+
+enum fl_class classify_block(struct classifier *c, const void *buf, uint64_t block,
+                             const struct expectation *e, struct classification *v)
+{
+    uint32_t stored = 0, computed = 0;
+    memset(v, 0, sizeof *v);
+    block_decode(buf, c->nsect, c->state, c->stamp, &stored, &computed);
+    bool never = e->lo == GEN_NONE && e->hi == GEN_NONE;
+    enum fl_class cls = damaged_sectors(c, buf, block, never, stored, computed, v);
+    if (cls != GO_ON)
+        return cls;
+    gen_t g0;
+    bool all_zero;
+    cls = sector_generations(c, block, v, &g0, &all_zero);
+    if (cls != GO_ON)
+        return cls;
+    return against_expectation(c, block, e, never, g0, all_zero, v);
 }

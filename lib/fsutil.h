@@ -63,6 +63,14 @@ int root_only_dir(const char *dir, unsigned mode, char *err, size_t errlen);
  * err naming its owner and mode. */
 int trusted_file(int fd, const char *path, char *err, size_t errlen);
 
+/* Writes all len bytes of buf to fd, going on after a short write or an
+ * interrupted one.  0, or -1 (errno). */
+int write_full(int fd, const void *buf, size_t len);
+
+/* fsyncs the directory dir (what a rename or a creation in it changed).
+ * 0, or -1 (errno). */
+int sync_dir(const char *dir);
+
 /* Whether a and b name the same file or device (device and inode); false
  * when either is NULL or cannot be stat'ed. */
 bool same_file(const char *a, const char *b);

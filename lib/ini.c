@@ -58,6 +58,89 @@ static int fail(char *err, size_t n, const char *file, int line, const char *msg
     return -1;
 }
 
+/* A section header s ("[type]" or "[type name]", trimmed) at line: a new
+ * section of out (cap: the room of out->sections).  0, or -1 with err
+ * (what was added stays in out, for ini_free). */
+static int parse_section(char *s, const char *file, int line, struct ini *out, size_t *cap,
+                         char *err, size_t errlen)
+{
+    char *close = strchr(s, ']');
+    if (!close || *trim(close + 1))
+        return fail(err, errlen, file, line, "bad section header '%s' (expected [type] "
+                    "or [type name])", s);
+    *close = '\0';
+    char *type = trim(s + 1), *name = NULL;
+    char *sp = type;
+    while (*sp && !isspace((unsigned char)*sp))
+        sp++;
+    if (*sp) {
+        *sp = '\0';
+        name = trim(sp + 1);
+    }
+    if (!word_ok(type, ""))
+        return fail(err, errlen, file, line, "bad section type '%s' (lower case letters, "
+                    "digits, '_' and '-')", type);
+    if (name && !name_ok(name))
+        return fail(err, errlen, file, line, "bad section name '%s' (letters, digits, "
+                    "'_', '-' and '.')", name);
+    if (out->n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        struct ini_section *ns = realloc(out->sections, *cap * sizeof *ns);
+        if (!ns)
+            return fail(err, errlen, file, line, "out of memory%s", "");
+        out->sections = ns;
+    }
+    struct ini_section *sec = &out->sections[out->n++];
+    memset(sec, 0, sizeof *sec);
+    sec->type = strdup(type);
+    sec->name = name ? strdup(name) : NULL;
+    sec->line = line;
+    if (!sec->type || (name && !sec->name))
+        return fail(err, errlen, file, line, "out of memory%s", "");
+    return 0;
+}
+
+/* An entry s ("key op value", trimmed) at line: added to out's last
+ * section.  0, or -1 with err (what was added stays in out, for
+ * ini_free). */
+static int parse_entry(char *s, const char *file, int line, struct ini *out, char *err,
+                       size_t errlen)
+{
+    /* The first of = < > ends the key: "a <= 3", "a == 3", "a = x<y". */
+    char *eq = s + strcspn(s, "=<>");
+    if (!*eq)
+        return fail(err, errlen, file, line, "expected 'key = value' or '[section]', got '%s'",
+                    s);
+    char op[3] = {eq[0], 0, 0};
+    size_t oplen = 1;
+    if (eq[1] == '=') {
+        op[1] = '=';
+        oplen = 2;
+    }
+    *eq = '\0';
+    char *key = trim(s), *value = trim(eq + oplen);
+    if (!out->n)
+        return fail(err, errlen, file, line, "'%s' is outside any [section]", key);
+    if (!word_ok(key, ""))
+        return fail(err, errlen, file, line, "bad key '%s' (lower case letters, digits, '_' "
+                    "and '-')", key);
+    if (!*value)
+        return fail(err, errlen, file, line, "'%s' has no value", key);
+    struct ini_section *sec = &out->sections[out->n - 1];
+    struct ini_entry *ne = realloc(sec->entries, (sec->n + 1) * sizeof *ne);
+    if (!ne)
+        return fail(err, errlen, file, line, "out of memory%s", "");
+    sec->entries = ne;
+    struct ini_entry *e = &sec->entries[sec->n++];
+    e->key = strdup(key);
+    e->value = strdup(value);
+    e->line = line;
+    memcpy(e->op, op, sizeof op);
+    if (!e->key || !e->value)
+        return fail(err, errlen, file, line, "out of memory%s", "");
+    return 0;
+}
+
 int ini_parse(const char *text, const char *file, struct ini *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -83,95 +166,11 @@ int ini_parse(const char *text, const char *file, struct ini *out, char *err, si
         char *s = trim(buf);
         if (!*s)
             continue;
-        if (*s == '[') {
-            char *close = strchr(s, ']');
-            if (!close || *trim(close + 1)) {
-                ini_free(out);
-                return fail(err, errlen, file, line, "bad section header '%s' (expected [type] "
-                            "or [type name])", s);
-            }
-            *close = '\0';
-            char *type = trim(s + 1), *name = NULL;
-            char *sp = type;
-            while (*sp && !isspace((unsigned char)*sp))
-                sp++;
-            if (*sp) {
-                *sp = '\0';
-                name = trim(sp + 1);
-            }
-            if (!word_ok(type, "")) {
-                ini_free(out);
-                return fail(err, errlen, file, line, "bad section type '%s' (lower case letters, "
-                            "digits, '_' and '-')", type);
-            }
-            if (name && !name_ok(name)) {
-                ini_free(out);
-                return fail(err, errlen, file, line, "bad section name '%s' (letters, digits, "
-                            "'_', '-' and '.')", name);
-            }
-            if (out->n == cap) {
-                cap = cap ? cap * 2 : 8;
-                struct ini_section *ns = realloc(out->sections, cap * sizeof *ns);
-                if (!ns) {
-                    ini_free(out);
-                    return fail(err, errlen, file, line, "out of memory%s", "");
-                }
-                out->sections = ns;
-            }
-            struct ini_section *sec = &out->sections[out->n++];
-            memset(sec, 0, sizeof *sec);
-            sec->type = strdup(type);
-            sec->name = name ? strdup(name) : NULL;
-            sec->line = line;
-            if (!sec->type || (name && !sec->name)) {
-                ini_free(out);
-                return fail(err, errlen, file, line, "out of memory%s", "");
-            }
-            continue;
-        }
-        /* The first of = < > ends the key: "a <= 3", "a == 3", "a = x<y". */
-        char *eq = s + strcspn(s, "=<>");
-        if (!*eq) {
+        int rc = *s == '[' ? parse_section(s, file, line, out, &cap, err, errlen)
+                           : parse_entry(s, file, line, out, err, errlen);
+        if (rc != 0) {
             ini_free(out);
-            return fail(err, errlen, file, line, "expected 'key = value' or '[section]', got '%s'",
-                        s);
-        }
-        char op[3] = {eq[0], 0, 0};
-        size_t oplen = 1;
-        if (eq[1] == '=') {
-            op[1] = '=';
-            oplen = 2;
-        }
-        *eq = '\0';
-        char *key = trim(s), *value = trim(eq + oplen);
-        if (!out->n) {
-            ini_free(out);
-            return fail(err, errlen, file, line, "'%s' is outside any [section]", key);
-        }
-        if (!word_ok(key, "")) {
-            ini_free(out);
-            return fail(err, errlen, file, line, "bad key '%s' (lower case letters, digits, '_' "
-                        "and '-')", key);
-        }
-        if (!*value) {
-            ini_free(out);
-            return fail(err, errlen, file, line, "'%s' has no value", key);
-        }
-        struct ini_section *sec = &out->sections[out->n - 1];
-        struct ini_entry *ne = realloc(sec->entries, (sec->n + 1) * sizeof *ne);
-        if (!ne) {
-            ini_free(out);
-            return fail(err, errlen, file, line, "out of memory%s", "");
-        }
-        sec->entries = ne;
-        struct ini_entry *e = &sec->entries[sec->n++];
-        e->key = strdup(key);
-        e->value = strdup(value);
-        e->line = line;
-        memcpy(e->op, op, sizeof op);
-        if (!e->key || !e->value) {
-            ini_free(out);
-            return fail(err, errlen, file, line, "out of memory%s", "");
+            return -1;
         }
     }
     return 0;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,22 +27,6 @@
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
 #endif
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673
-#endif
-
-static void ns_path(const char *name, char *out, size_t n)
-{
-    snprintf(out, n, "%s/%s", NETNS_DIR, name);
-}
-
-bool netns_exists(const char *name)
-{
-    char path[256];
-    struct statfs fs;
-    ns_path(name, path, sizeof path);
-    return statfs(path, &fs) == 0 && (unsigned long)fs.f_type == NSFS_MAGIC;
-}
 
 /* /run/netns must be a shared mount point, as iproute2 makes it, so that a
  * namespace mounted here shows in every mount namespace. */
@@ -77,7 +60,7 @@ static int ns_file(const char *name, char *path, size_t n, char *err, size_t err
 {
     if (netns_dir_ready(err, errlen) != 0)
         return -1;
-    ns_path(name, path, n);
+    netns_path(name, path, n);
     int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
@@ -128,7 +111,7 @@ int netns_name_ours(const char *name, char *err, size_t errlen)
 int netns_delete(const char *name, char *err, size_t errlen)
 {
     char path[256];
-    ns_path(name, path, sizeof path);
+    netns_path(name, path, sizeof path);
     if (umount2(path, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
         snprintf(err, errlen, "cannot unmount %s: %s", path, strerror(errno));
         return -1;
@@ -138,16 +121,6 @@ int netns_delete(const char *name, char *err, size_t errlen)
         return -1;
     }
     return 0;
-}
-
-int netns_fd(const char *name, char *err, size_t errlen)
-{
-    char path[256];
-    ns_path(name, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        snprintf(err, errlen, "cannot open network namespace %s: %s", name, strerror(errno));
-    return fd;
 }
 
 struct nl_sock *net_open(const char *ns, char *err, size_t errlen)

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NETNS_DIR "/run/netns"
+#include "nsname.h" /* NETNS_DIR, netns_exists, netns_fd */
 
 /* Creates namespace `name` (an existing one is fine). */
 int netns_create(const char *name, char *err, size_t errlen);
@@ -31,11 +31,6 @@ int netns_name_ours(const char *name, char *err, size_t errlen);
 
 /* Deletes namespace `name`: unmounts and removes /run/netns/name. */
 int netns_delete(const char *name, char *err, size_t errlen);
-
-bool netns_exists(const char *name);
-
-/* An fd for setns(), or -1 with err filled. */
-int netns_fd(const char *name, char *err, size_t errlen);
 
 struct nl_sock;
 

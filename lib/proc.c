@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "net.h"
+#include "nsname.h"
 
 void proc_child_signals(void)
 {
@@ -304,6 +304,80 @@ struct spawn_said {
     int value;
 };
 
+/* In the child of proc_spawn_at (e: an errno of entering its place, or
+ * 0): with twice, forks the program and stays, as its intermediate, until
+ * the parent says go; then (the program) its own session, output to logfd,
+ * stdin from /dev/null, and the exec.  What fails is said on out. */
+static _Noreturn void spawn_child(bool twice, int e, int logfd, const int go[2], int out,
+                                  char *const argv[])
+{
+    struct spawn_said m = {.what = 'E'};
+    if (twice && !e) {
+        pid_t program = fork();
+        if (program < 0) {
+            e = errno;
+        } else if (program > 0) {
+            m.what = 'F';
+            char c;
+            if (write(out, &m, sizeof m) != (ssize_t)sizeof m || read(go[0], &c, 1) < 0)
+                _exit(126);
+            _exit(0);
+        }
+    }
+    /* Only the namespaces asked for: entering a mount namespace we do
+     * not need would copy the mount table and pin mounts of others. */
+    if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
+        e = errno;
+    int devnull = open("/dev/null", O_RDONLY);
+    if (!e && (devnull < 0 || dup2(devnull, 0) < 0))
+        e = errno;
+    if (!e) {
+        execvp(argv[0], argv);
+        e = errno;
+    }
+    m.value = e;
+    if (write(out, &m, sizeof m) != (ssize_t)sizeof m)
+        _exit(126);
+    _exit(127);
+}
+
+/* In the parent of proc_spawn_at: reads what child (and, twice, its
+ * intermediate) say on in until EOF, lets the intermediate go once the
+ * program's PID is read, and closes the pipes.  The program's PID (0 when
+ * there is none); *e: the errno that stopped it, or 0. */
+static pid_t spawn_wait(pid_t child, bool twice, int go[2], int in, int *e)
+{
+    pid_t program = twice ? 0 : child;
+    struct spawn_said m;
+    *e = 0;
+    for (;;) { /* until EOF: the program's exec (close-on-exec) and the intermediate's exit */
+        ssize_t r = read(in, &m, sizeof m);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof m)
+            break;
+        if (m.what == 'E' && !*e)
+            *e = m.value;
+        if (m.what == 'F' && twice) {
+            program = child_of(child);
+            if (write(go[1], "g", 1) != 1)
+                *e = errno;
+            close(go[1]);
+            go[1] = -1;
+            waitpid(child, NULL, 0);
+        }
+    }
+    close(in);
+    if (twice) {
+        close(go[0]);
+        if (go[1] >= 0) { /* the intermediate never forked */
+            close(go[1]);
+            waitpid(child, NULL, 0);
+        }
+    }
+    return program;
+}
+
 int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *log, pid_t *pid,
                   uint64_t *start, char *err, size_t errlen)
 {
@@ -336,66 +410,10 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
         }
         return -1;
     }
-    if (child == 0) {
-        struct spawn_said m = {.what = 'E'};
-        if (twice && !e) {
-            pid_t program = fork();
-            if (program < 0) {
-                e = errno;
-            } else if (program > 0) {
-                m.what = 'F';
-                char c;
-                if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m ||
-                    read(go[0], &c, 1) < 0)
-                    _exit(126);
-                _exit(0);
-            }
-        }
-        /* Only the namespaces asked for: entering a mount namespace we do
-         * not need would copy the mount table and pin mounts of others. */
-        if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
-            e = errno;
-        int devnull = open("/dev/null", O_RDONLY);
-        if (!e && (devnull < 0 || dup2(devnull, 0) < 0))
-            e = errno;
-        if (!e) {
-            execvp(argv[0], argv);
-            e = errno;
-        }
-        m.value = e;
-        if (write(pipefd[1], &m, sizeof m) != (ssize_t)sizeof m)
-            _exit(126);
-        _exit(127);
-    }
+    if (child == 0)
+        spawn_child(twice, e, logfd, go, pipefd[1], argv);
     close(logfd);
-    pid_t program = twice ? 0 : child;
-    struct spawn_said m;
-    e = 0;
-    for (;;) { /* until EOF: the program's exec (close-on-exec) and the intermediate's exit */
-        ssize_t r = read(pipefd[0], &m, sizeof m);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r != (ssize_t)sizeof m)
-            break;
-        if (m.what == 'E' && !e)
-            e = m.value;
-        if (m.what == 'F' && twice) {
-            program = child_of(child);
-            if (write(go[1], "g", 1) != 1)
-                e = errno;
-            close(go[1]);
-            go[1] = -1;
-            waitpid(child, NULL, 0);
-        }
-    }
-    close(pipefd[0]);
-    if (twice) {
-        close(go[0]);
-        if (go[1] >= 0) { /* the intermediate never forked */
-            close(go[1]);
-            waitpid(child, NULL, 0);
-        }
-    }
+    pid_t program = spawn_wait(child, twice, go, pipefd[0], &e);
     if (!e && !program)
         e = ESRCH;
     if (e) {

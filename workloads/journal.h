@@ -37,6 +37,9 @@
  * own: losing them only makes verification more permissive, never wrong.
  *
  * Replay drives the very same state-map transitions as the engine did.
+ *
+ * The journal's files, one job each, are listed in journal_internal.h;
+ * the batches are lib/batchlog.h's.
  */
 #ifndef FL_JOURNAL_H
 #define FL_JOURNAL_H
@@ -163,52 +166,5 @@ struct history_answer {
  * what the retained segments show).  0, or -1 with err. */
 int journal_history(const char *dir, size_t n, const struct history_query *q,
                     struct history_answer *a, char *err, size_t errlen);
-
-
-/*
- * jlog — a small append-only log in the journal's batch format, for state
- * that is not a state map (the metadata streams' operations).  A header
- * (magic, the log's kind, record size, run id), then batches of fixed-size
- * records, each batch with its count, sequence number and crc32c, as in
- * journal.bin.  The writer buffers records and commits them as one batch,
- * with an fdatasync when the caller needs them on stable storage before it
- * goes on (an intent).  The reader stops at the first torn batch: what a
- * crash cut short.  One thread per log.
- */
-struct jlog;
-
-/* Creates (truncates) the log at path, synced with its directory.  NULL
- * with err filled. */
-struct jlog *jlog_open(const char *path, uint32_t kind, uint32_t rec_size, uint64_t run_id,
-                       char *err, size_t errlen);
-
-/* Adds one record (rec_size bytes) to the batch being built.  0, or -1 when
- * memory is short. */
-int jlog_add(struct jlog *l, const void *rec);
-
-/* Writes the batch being built (nothing when empty), then fdatasyncs when
- * sync.  0, or -1 with err filled (the log is unusable from then on). */
-int jlog_commit(struct jlog *l, bool sync, char *err, size_t errlen);
-
-/* Records committed so far. */
-uint64_t jlog_records(const struct jlog *l);
-
-/* Closes l (what was not committed is dropped). */
-void jlog_close(struct jlog *l);
-
-struct jlog_info {
-    uint64_t run_id;   /* from the header */
-    uint64_t records;  /* handed to fn */
-    uint64_t batches;
-    bool torn;         /* the log ends in a damaged or cut batch */
-};
-
-/* Hands every record of the intact batches of the log at path to fn, in
- * order (fn returns 0 to go on).  -1 with err filled when the file cannot
- * be read or is not a log of this kind and record size; a torn tail is no
- * error (info->torn). */
-int jlog_read(const char *path, uint32_t kind, uint32_t rec_size,
-              int (*fn)(void *ctx, const void *rec), void *ctx, struct jlog_info *info,
-              char *err, size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../lib/clock.h"
+#include "../lib/batchlog.h"
 #include "journal.h"
 
 static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
