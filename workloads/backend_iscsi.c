@@ -147,7 +147,8 @@ static void set_state(struct path *path, enum path_state s)
 }
 
 /* Marks a path failed; the teardown happens outside libiscsi's callbacks. */
-static void path_fail(struct path *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void path_fail(struct path *path, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void path_fail(struct path *path, const char *fmt, ...)
 {
@@ -594,7 +595,7 @@ static int drive(struct iscsi_priv *p, int wait_ms)
     return 0;
 }
 
-int iscsi_submit(struct backend *be, struct io *io)
+int iscsi_backend_submit(struct backend *be, struct io *io)
 {
     struct iscsi_priv *p = be->priv;
     struct xfer *x = NULL;
@@ -614,7 +615,7 @@ int iscsi_submit(struct backend *be, struct io *io)
     return 0;
 }
 
-int iscsi_reap(struct backend *be, struct io **done, int max, int wait_ms)
+int iscsi_backend_reap(struct backend *be, struct io **done, int max, int wait_ms)
 {
     struct iscsi_priv *p = be->priv;
     uint64_t end = mono_ns() + (uint64_t)(wait_ms > 0 ? wait_ms : 0) * 1000000;
@@ -640,7 +641,7 @@ int iscsi_reap(struct backend *be, struct io **done, int max, int wait_ms)
     return n;
 }
 
-void iscsi_close(struct backend *be)
+void iscsi_backend_close(struct backend *be)
 {
     struct iscsi_priv *p = be->priv;
     if (!p)
@@ -802,19 +803,19 @@ static int open_paths(struct backend *be, const struct target_cfg *t, unsigned d
     return 0;
 }
 
-int iscsi_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
-               size_t n)
+int iscsi_backend_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
+                       size_t n)
 {
     int rc = open_paths(be, t, depth, err, n);
     if (rc != 0)
-        iscsi_close(be); /* a failed open leaves nothing behind */
+        iscsi_backend_close(be); /* a failed open leaves nothing behind */
     return rc;
 }
 
 /* The LUN as INQUIRY described it at open: vendor, product, revision
  * (standard INQUIRY), serial (VPD page 0x80); the target and LUN. */
-void iscsi_identify(const struct backend *be, const struct target_cfg *t,
-                    struct kv_list *out)
+void iscsi_backend_identify(const struct backend *be, const struct target_cfg *t,
+                            struct kv_list *out)
 {
     (void)t;
     const struct iscsi_priv *p = be ? be->priv : NULL;

@@ -8,14 +8,15 @@
 
 #include "backend.h"
 
-int iscsi_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
-               size_t n);
-int iscsi_submit(struct backend *be, struct io *io);
-int iscsi_reap(struct backend *be, struct io **done, int max, int wait_ms);
-void iscsi_close(struct backend *be);
+int iscsi_backend_open(struct backend *be, const struct target_cfg *t, unsigned depth, char *err,
+                       size_t n);
+int iscsi_backend_submit(struct backend *be, struct io *io);
+int iscsi_backend_reap(struct backend *be, struct io **done, int max, int wait_ms);
+void iscsi_backend_close(struct backend *be);
 
 /* The LUN as INQUIRY described it at open: vendor, product, revision
  * (standard INQUIRY), serial (VPD page 0x80); the target and LUN. */
-void iscsi_identify(const struct backend *be, const struct target_cfg *t, struct kv_list *out);
+void iscsi_backend_identify(const struct backend *be, const struct target_cfg *t,
+                            struct kv_list *out);
 
 #endif

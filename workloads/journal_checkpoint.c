@@ -74,12 +74,12 @@ static int state_body(struct state_out *o, const struct statemap *m)
 }
 
 /* Writes the checkpoint of m as dir/state.tmp (not yet synced: see
- * state_install).  0, or -1 with err. */
-int state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
-                    uint64_t segment, bool final, bool journaled, char *err, size_t n)
+ * journal_state_install).  0, or -1 with err. */
+int journal_state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
+                            uint64_t segment, bool final, bool journaled, char *err, size_t n)
 {
     char tmp[PATH_MAX + 16];
-    path_in(tmp, sizeof tmp, dir, "state.tmp");
+    journal_path_in(tmp, sizeof tmp, dir, "state.tmp");
     struct state_out *o = malloc(sizeof *o);
     if (!o) {
         snprintf(err, n, "out of memory writing %s", tmp);
@@ -106,7 +106,7 @@ int state_write_tmp(const char *dir, const struct run_meta *meta, const struct s
         rc = -1;
     } else {
         h.crc = o->crc;
-        shead_seal(&h); /* sealed only now: its crc covers the body's crc */
+        journal_shead_seal(&h); /* sealed only now: its crc covers the body's crc */
         if (pwrite(o->fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
             if (errno == 0)
                 errno = EIO;
@@ -124,11 +124,11 @@ int state_write_tmp(const char *dir, const struct run_meta *meta, const struct s
 }
 
 /* Syncs state.tmp, renames it to state.bin and syncs the directory. */
-int state_install(const char *dir, char *err, size_t n)
+int journal_state_install(const char *dir, char *err, size_t n)
 {
     char tmp[PATH_MAX + 16], fin[PATH_MAX + 16];
-    path_in(tmp, sizeof tmp, dir, "state.tmp");
-    path_in(fin, sizeof fin, dir, "state.bin");
+    journal_path_in(tmp, sizeof tmp, dir, "state.tmp");
+    journal_path_in(fin, sizeof fin, dir, "state.bin");
     int fd = open(tmp, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fsync(fd) != 0) {
         snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
@@ -147,9 +147,9 @@ int state_install(const char *dir, char *err, size_t n)
 int state_save(const char *dir, const struct run_meta *meta, const struct statemap *m, bool final,
                char *err, size_t errlen)
 {
-    if (state_write_tmp(dir, meta, m, 0, final, false, err, errlen) != 0)
+    if (journal_state_write_tmp(dir, meta, m, 0, final, false, err, errlen) != 0)
         return -1;
-    return state_install(dir, err, errlen);
+    return journal_state_install(dir, err, errlen);
 }
 
 /* --- reading state.bin back ---
@@ -202,7 +202,7 @@ static int checkpoint_crc(int fd, const struct shead *h, uint64_t len, bool with
         for (uint64_t done = 0; done < darr;) {
             size_t k = darr - done < READ_CHUNK ? (size_t)(darr - done) : READ_CHUNK;
             unsigned char *into = (unsigned char *)m->durable + done;
-            if (read_at(fd, into, k, *off + done) != 0) {
+            if (journal_read_at(fd, into, k, *off + done) != 0) {
                 snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
                 return -1;
             }
@@ -213,7 +213,7 @@ static int checkpoint_crc(int fd, const struct shead *h, uint64_t len, bool with
     }
     for (uint64_t at = *off; at < len;) {
         size_t k = len - at < READ_CHUNK ? (size_t)(len - at) : READ_CHUNK;
-        if (read_at(fd, buf, k, at) != 0) {
+        if (journal_read_at(fd, buf, k, at) != 0) {
             snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
             return -1;
         }
@@ -248,7 +248,7 @@ static int checkpoint_restore(int fd, const struct shead *h, const struct run_me
             have -= used;
             used = 0;
             size_t k = len - off < READ_CHUNK - have ? (size_t)(len - off) : READ_CHUNK - have;
-            if (k == 0 || read_at(fd, buf + have, k, off) != 0) {
+            if (k == 0 || journal_read_at(fd, buf + have, k, off) != 0) {
                 snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
                 return -1;
             }
@@ -280,11 +280,11 @@ static int checkpoint_restore(int fd, const struct shead *h, const struct run_me
     return 0;
 }
 
-int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta, struct statemap *m,
-                    char *err, size_t errlen)
+int journal_load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
+                            struct statemap *m, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    path_in(path, sizeof path, dir, "state.bin");
+    journal_path_in(path, sizeof path, dir, "state.bin");
     unsigned char *buf = NULL;
     bool have_map = false;
     struct stat st;
@@ -299,13 +299,13 @@ int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta, str
                  (unsigned long long)len, sizeof *h);
         goto fail;
     }
-    if (read_at(fd, h, sizeof *h, 0) != 0) {
+    if (journal_read_at(fd, h, sizeof *h, 0) != 0) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         goto fail;
     }
     bool with_darr;
     uint64_t darr, off;
-    if (shead_check(h, path, err, errlen) != 0 ||
+    if (journal_shead_check(h, path, err, errlen) != 0 ||
         checkpoint_size(h, len, path, &with_darr, &darr, err, errlen) != 0)
         goto fail;
     if (statemap_init(m, h->meta.nblocks) != 0) {
@@ -338,7 +338,7 @@ fail:
 int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    path_in(path, sizeof path, dir, "state.bin");
+    journal_path_in(path, sizeof path, dir, "state.bin");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
@@ -357,7 +357,7 @@ int state_read_meta(const char *dir, struct run_meta *meta, char *err, size_t er
                  sizeof h);
         return -1;
     }
-    if (shead_check(&h, path, err, errlen) != 0)
+    if (journal_shead_check(&h, path, err, errlen) != 0)
         return -1;
     *meta = h.meta;
     return 0;

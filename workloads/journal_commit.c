@@ -63,9 +63,9 @@ static int segment_open(const char *dir, const struct run_meta *meta, uint64_t s
                         size_t n)
 {
     char cur[PATH_MAX + 16], old[PATH_MAX + 16], tmp[PATH_MAX + 16];
-    path_in(cur, sizeof cur, dir, "journal.bin");
-    path_in(old, sizeof old, dir, "journal.old");
-    path_in(tmp, sizeof tmp, dir, "journal.new");
+    journal_path_in(cur, sizeof cur, dir, "journal.bin");
+    journal_path_in(old, sizeof old, dir, "journal.old");
+    journal_path_in(tmp, sizeof tmp, dir, "journal.new");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, n, "cannot create %s: %s", tmp, strerror(errno));
@@ -73,7 +73,7 @@ static int segment_open(const char *dir, const struct run_meta *meta, uint64_t s
     }
     struct jhead h = {.meta = *meta, .segment = seg};
     memcpy(h.magic, JHEAD_MAGIC, sizeof h.magic);
-    jhead_seal(&h);
+    journal_jhead_seal(&h);
     if (write_full(fd, &h, sizeof h) != 0 || fdatasync(fd) != 0) {
         snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
@@ -154,7 +154,7 @@ static void *committer(void *arg)
                 dirty = false;
                 char err[400];
                 int fd = -1;
-                if (!broken && state_install(j->dir, err, sizeof err) != 0) {
+                if (!broken && journal_state_install(j->dir, err, sizeof err) != 0) {
                     snprintf(msg, sizeof msg, "checkpoint failed: %s", err);
                     broken = true;
                 }
@@ -222,9 +222,9 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     /* The initial checkpoint: nothing written yet.  nblocks is kept in meta;
      * the durable array of a fresh run is all zero, so it is stored empty and
      * state_load() fills it in. */
-    int rc = state_write_tmp(dir, meta, &empty, j->segment, false, true, err, errlen);
+    int rc = journal_state_write_tmp(dir, meta, &empty, j->segment, false, true, err, errlen);
     statemap_free(&empty);
-    if (rc != 0 || state_install(dir, err, errlen) != 0) {
+    if (rc != 0 || journal_state_install(dir, err, errlen) != 0) {
         free(j->cur);
         free(j);
         return NULL;
@@ -355,7 +355,7 @@ uint64_t journal_segment_bytes(const struct journal *j)
 }
 
 /* The checkpoint is written here, by the thread that owns m, straight from
- * the map (no copy: see state_write_tmp) into the page cache; the committer
+ * the map (no copy: see journal_state_write_tmp) into the page cache; the committer
  * syncs and installs it once the old segment is synced.  The previous
  * snapshot's state.tmp must be installed before this one overwrites it. */
 static int snapshot(struct journal *j, const struct statemap *m, bool final)
@@ -369,7 +369,8 @@ static int snapshot(struct journal *j, const struct statemap *m, bool final)
         return -1;
     it->kind = ITEM_SNAPSHOT;
     it->segment = j->segment + 1;
-    if (state_write_tmp(j->dir, &j->meta, m, it->segment, final, true, err, sizeof err) != 0) {
+    if (journal_state_write_tmp(j->dir, &j->meta, m, it->segment, final, true, err, sizeof err) !=
+        0) {
         free(it);
         char msg[PATH_MAX + 512];
         snprintf(msg, sizeof msg, "checkpoint failed: %s", err);

@@ -16,19 +16,19 @@
 
 #include "../lib/crc32c.h"
 
-void path_in(char *out, size_t n, const char *dir, const char *name)
+void journal_path_in(char *out, size_t n, const char *dir, const char *name)
 {
     snprintf(out, n, "%s/%s", dir, name);
 }
 
-void shead_seal(struct shead *h)
+void journal_shead_seal(struct shead *h)
 {
     h->hcrc = crc32c(h, offsetof(struct shead, hcrc));
 }
 
 /* That state.bin's header (at path) is one, of this format, undamaged.  0,
  * or -1 with err. */
-int shead_check(const struct shead *h, const char *path, char *err, size_t n)
+int journal_shead_check(const struct shead *h, const char *path, char *err, size_t n)
 {
     if (memcmp(h->magic, STATE_MAGIC, sizeof h->magic) != 0) {
         snprintf(err, n, "%s is not a faultline state file (no %s magic at byte offset 0)", path,
@@ -54,7 +54,7 @@ int shead_check(const struct shead *h, const char *path, char *err, size_t n)
     return 0;
 }
 
-void jhead_seal(struct jhead *h)
+void journal_jhead_seal(struct jhead *h)
 {
     h->crc = 0;
     h->crc = crc32c(h, sizeof *h);
@@ -63,8 +63,8 @@ void jhead_seal(struct jhead *h)
 /* Reads and checks the header of the journal segment in buf (len bytes, from
  * path) into *h: one of this format, undamaged, of run run_id.  0, or -1
  * with err. */
-int jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t run_id,
-                struct jhead *h, char *err, size_t n)
+int journal_jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t run_id,
+                        struct jhead *h, char *err, size_t n)
 {
     size_t fam = strlen(JHEAD_FAMILY);
     if (len >= sizeof h->magic && memcmp(buf, JHEAD_FAMILY, fam) == 0 &&
@@ -104,8 +104,8 @@ int jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t
 /* The error a scan's end is, for the segment at path; final: nothing may
  * follow the last whole batch (a complete segment, or a run that ended
  * cleanly).  0 when acceptable, else -1 with err. */
-int seg_scan_error(const struct seg_result *s, const char *path, bool final,
-                   const char *whyfinal, char *err, size_t n)
+int journal_seg_scan_error(const struct seg_result *s, const char *path, bool final,
+                           const char *whyfinal, char *err, size_t n)
 {
     if (s->end == SEG_WHOLE || (s->end == SEG_TORN && !final))
         return 0;

@@ -65,15 +65,15 @@ int journal_lookup_done(const char *dir, size_t n, const uint64_t *block, const 
     int read_any = 0;
     for (int k = 0; k < 2; k++) {
         char path[PATH_MAX + 16];
-        path_in(path, sizeof path, dir, names[k]);
+        journal_path_in(path, sizeof path, dir, names[k]);
         int eno;
         struct seg sg;
-        if (seg_open(&sg, path, &eno) != 0)
+        if (journal_seg_open(&sg, path, &eno) != 0)
             continue;
         struct seg_result sc;
         if (sg.have_head)
-            seg_scan(&sg, &l, lookup_one, &sc);
-        seg_close(&sg);
+            journal_seg_scan(&sg, &l, lookup_one, &sc);
+        journal_seg_close(&sg);
         read_any = 1;
     }
     free(order);
@@ -173,7 +173,7 @@ static int hreplay_one(void *ctx, const struct jrec *r)
         h->intent_seen[d.block] = 1;
     if (d.type == J_FLUSH && !h->flushes_known)
         return 0; /* cannot tell which completions it covered: durable stays low */
-    int rc = replay_one(&h->m, &d);
+    int rc = journal_replay_one(&h->m, &d);
     if (!h->flushes_known) {
         /* No flush will cover what is queued: drop it rather than keep
          * every completion of the segments (16 bytes each). */
@@ -188,7 +188,8 @@ static uint64_t segment_of(const struct seg *s, uint64_t run_id)
 {
     struct jhead jh;
     char err[PATH_MAX + 256];
-    if (s->fd < 0 || jhead_check(s->raw, s->rawlen, "journal", run_id, &jh, err, sizeof err) != 0)
+    if (s->fd < 0 ||
+        journal_jhead_check(s->raw, s->rawlen, "journal", run_id, &jh, err, sizeof err) != 0)
         return 0;
     return jh.segment;
 }
@@ -205,7 +206,7 @@ static uint64_t count_done(struct seg *s)
     uint64_t n = 0;
     struct seg_result sc;
     if (s->have_head)
-        seg_scan(s, &n, count_one_done, &sc);
+        journal_seg_scan(s, &n, count_one_done, &sc);
     return n;
 }
 
@@ -214,9 +215,9 @@ static uint64_t count_done(struct seg *s)
 static int history_state_head(const char *dir, struct shead *sh, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    path_in(path, sizeof path, dir, "state.bin");
+    journal_path_in(path, sizeof path, dir, "state.bin");
     int sfd = open(path, O_RDONLY | O_CLOEXEC);
-    if (sfd < 0 || read_at(sfd, sh, sizeof *sh, 0) != 0) {
+    if (sfd < 0 || journal_read_at(sfd, sh, sizeof *sh, 0) != 0) {
         int eno = errno;
         snprintf(err, errlen, "cannot read %s: %s", path,
                  sfd >= 0 && eno == EIO ? "truncated" : strerror(eno));
@@ -225,7 +226,7 @@ static int history_state_head(const char *dir, struct shead *sh, char *err, size
         return -1;
     }
     close(sfd);
-    return shead_check(sh, path, err, errlen);
+    return journal_shead_check(sh, path, err, errlen);
 }
 
 /* Completion numbers continue over segments: the first replayed one's
@@ -296,7 +297,8 @@ static int hreplay_segments(struct hreplay *h, const char *dir, const char *cons
     qsort(h->pts, h->npts, sizeof *h->pts, by_point_time);
     for (int k = first; k < 2 && rc == 0; k++) {
         struct seg_result sc;
-        int sr = seg[k].fd >= 0 && seg[k].have_head ? seg_scan(&seg[k], h, hreplay_one, &sc) : 0;
+        int sr =
+            seg[k].fd >= 0 && seg[k].have_head ? journal_seg_scan(&seg[k], h, hreplay_one, &sc) : 0;
         if (sr == -2) {
             snprintf(err, errlen, "%s/%s, byte offset %llu: %s", dir, names[k],
                      (unsigned long long)sc.off, sc.why);
@@ -326,8 +328,8 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
     struct seg seg[2];
     uint64_t segno[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
-        path_in(path, sizeof path, dir, names[k]);
-        if (seg_open(&seg[k], path, &eno) != 0)
+        journal_path_in(path, sizeof path, dir, names[k]);
+        if (journal_seg_open(&seg[k], path, &eno) != 0)
             seg[k].fd = -1; /* missing or unreadable: segno 0 */
         segno[k] = segment_of(&seg[k], sh.meta.run_id);
     }
@@ -359,7 +361,7 @@ int journal_history(const char *dir, size_t n, const struct history_query *q,
         rc = hreplay_segments(&h, dir, names, seg, first, err, errlen);
     hreplay_free(&h);
 out:
-    seg_close(&seg[0]);
-    seg_close(&seg[1]);
+    journal_seg_close(&seg[0]);
+    journal_seg_close(&seg[1]);
     return rc;
 }

@@ -42,7 +42,7 @@ struct jhead {
     char magic[8];
     struct run_meta meta;
     uint64_t segment;
-    uint32_t crc; /* over the header with this field zero (jhead_seal) */
+    uint32_t crc; /* over the header with this field zero (journal_jhead_seal) */
     uint32_t zero;
     uint64_t reserved[2];
 };
@@ -66,7 +66,7 @@ struct shead {
     uint64_t nacked;
     uint64_t ack_total;
     uint32_t crc;  /* over everything after the header */
-    uint32_t hcrc; /* over the header before this field (shead_seal) */
+    uint32_t hcrc; /* over the header before this field (journal_shead_seal) */
 };
 
 /* On-disk forms of pending entries and queued completions. */
@@ -108,75 +108,74 @@ struct seg_result {
 struct seg {
     int fd;
     uint64_t len;   /* its size when opened */
-    bool have_head; /* long enough for a header (jhead_check checks it) */
-    unsigned char raw[sizeof(struct jhead)]; /* its first rawlen bytes, for jhead_check */
+    bool have_head; /* long enough for a header (journal_jhead_check checks it) */
+    unsigned char raw[sizeof(struct jhead)]; /* its first rawlen bytes, for journal_jhead_check */
     size_t rawlen;
     unsigned char *buf; /* READ_CHUNK bytes */
 };
 
-
-/* A record handed over by seg_scan: 0 to go on, else the record is refused. */
+/* A record handed over by journal_seg_scan: 0 to go on, else the record is refused. */
 typedef int (*rec_fn)(void *ctx, const struct jrec *r);
 
 /* --- journal_format.c --- */
 
 /* dir/name into out (n bytes). */
-void path_in(char *out, size_t n, const char *dir, const char *name);
+void journal_path_in(char *out, size_t n, const char *dir, const char *name);
 
 /* Seals a header just before it is written: its crc over itself. */
-void shead_seal(struct shead *h);
-void jhead_seal(struct jhead *h);
+void journal_shead_seal(struct shead *h);
+void journal_jhead_seal(struct jhead *h);
 
 /* That state.bin's header (at path) is one, of this format, undamaged.  0,
  * or -1 with err. */
-int shead_check(const struct shead *h, const char *path, char *err, size_t n);
+int journal_shead_check(const struct shead *h, const char *path, char *err, size_t n);
 
 /* Reads and checks the header of the journal segment in buf (len bytes, from
  * path) into *h: one of this format, undamaged, of run run_id.  0, or -1
  * with err. */
-int jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t run_id,
-                struct jhead *h, char *err, size_t n);
+int journal_jhead_check(const unsigned char *buf, size_t len, const char *path, uint64_t run_id,
+                        struct jhead *h, char *err, size_t n);
 
 /* The error a scan's end is, for the segment at path; final: nothing may
  * follow the last whole batch (a complete segment, or a run that ended
  * cleanly).  0 when acceptable, else -1 with err. */
-int seg_scan_error(const struct seg_result *s, const char *path, bool final,
-                   const char *whyfinal, char *err, size_t n);
+int journal_seg_scan_error(const struct seg_result *s, const char *path, bool final,
+                           const char *whyfinal, char *err, size_t n);
 
 /* --- journal_segment.c --- */
 
 /* Reads exactly len bytes at off.  0, or -1 (errno; EIO for a short file). */
-int read_at(int fd, void *buf, size_t len, uint64_t off);
+int journal_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /* Opens the segment at path.  0, or -1 with *eno (ENOENT: there is none). */
-int seg_open(struct seg *s, const char *path, int *eno);
-void seg_close(struct seg *s);
+int journal_seg_open(struct seg *s, const char *path, int *eno);
+void journal_seg_close(struct seg *s);
 
 /* Calls fn for every record of every whole batch of the segment (one with
  * a header, have_head), one batch at a time, and says in *r how the file
  * ends.  0; -1 when fn refused a record (r->off names it); -2 when the
  * file cannot be read (r->why says why). */
-int seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r);
+int journal_seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r);
 
 /* --- journal_checkpoint.c --- */
 
 /* Writes the checkpoint of m as dir/state.tmp (not yet synced: see
- * state_install).  0, or -1 with err. */
-int state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
-                    uint64_t segment, bool final, bool journaled, char *err, size_t n);
+ * journal_state_install).  0, or -1 with err. */
+int journal_state_write_tmp(const char *dir, const struct run_meta *meta, const struct statemap *m,
+                            uint64_t segment, bool final, bool journaled, char *err, size_t n);
 
 /* Syncs state.tmp, renames it to state.bin and syncs the directory. */
-int state_install(const char *dir, char *err, size_t n);
+int journal_state_install(const char *dir, char *err, size_t n);
 
 /* Reads and checks state.bin: its header (in *h) and the checkpoint
  * itself, into a fresh m.  0, or -1 with err (m freed). */
-int load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta, struct statemap *m,
-                    char *err, size_t errlen);
+int journal_load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
+                            struct statemap *m, char *err, size_t errlen);
 
 /* --- journal_replay.c --- */
 
 /* Drives the state-map transition of one record on m (a struct statemap),
  * as the engine did.  0, or -1 for a record that cannot be replayed. */
-int replay_one(void *ctx, const struct jrec *r);
+int journal_replay_one(void *ctx, const struct jrec *r);
 
 #endif

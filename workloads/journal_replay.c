@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int replay_one(void *ctx, const struct jrec *r)
+int journal_replay_one(void *ctx, const struct jrec *r)
 {
     struct statemap *m = ctx;
     if (r->type != J_FLUSH && r->type != J_POWER && r->block >= m->nblocks)
@@ -50,11 +50,11 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
                           struct statemap *m, struct load_info *info, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    path_in(path, sizeof path, dir, "journal.bin");
+    journal_path_in(path, sizeof path, dir, "journal.bin");
     int eno = 0;
     bool final = h->flags & STATE_FINAL;
     struct seg sg;
-    if (seg_open(&sg, path, &eno) != 0) {
+    if (journal_seg_open(&sg, path, &eno) != 0) {
         /* journal.bin exists from the run's first moment on (segment_open),
          * except before the first segment was installed. */
         if (eno == ENOENT && (!(h->flags & STATE_JOURNALED) || (h->segment <= 1 && !final)))
@@ -66,14 +66,14 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
     int rc = 0;
     struct jhead jh;
     struct seg_result sc;
-    if (jhead_check(sg.raw, sg.rawlen, path, meta->run_id, &jh, err, errlen) != 0) {
+    if (journal_jhead_check(sg.raw, sg.rawlen, path, meta->run_id, &jh, err, errlen) != 0) {
         rc = -1;
     } else if (jh.segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
                  (unsigned long long)jh.segment, (unsigned long long)h->segment);
         rc = -1;
     } else if (jh.segment == h->segment) {
-        int sr = seg_scan(&sg, m, replay_one, &sc);
+        int sr = journal_seg_scan(&sg, m, journal_replay_one, &sc);
         if (sr == -2) {
             snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
                      sc.why);
@@ -83,25 +83,29 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
                      "target, or memory is short", path, (unsigned long long)sc.off, sc.why);
             rc = -1;
         } else {
-            rc = seg_scan_error(&sc, path, final, "the run ended cleanly and added nothing after "
-                                "its last checkpoint", err, errlen);
+            rc = journal_seg_scan_error(&sc, path, final,
+                                        "the run ended cleanly and added nothing after "
+                                        "its last checkpoint",
+                                        err, errlen);
             info->replayed = sc.records;
             info->torn_tail = sc.end == SEG_TORN;
         }
     } else {
         /* An older segment: a crash between checkpoint and rotation, and the
          * checkpoint has it all; it was synced whole before. */
-        int sr = seg_scan(&sg, NULL, skip_one, &sc);
+        int sr = journal_seg_scan(&sg, NULL, skip_one, &sc);
         if (sr != 0) {
             snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
                      sc.why);
             rc = -1;
         } else {
-            rc = seg_scan_error(&sc, path, true, "this segment was synced whole before the "
-                                "checkpoint that followed it", err, errlen);
+            rc = journal_seg_scan_error(&sc, path, true,
+                                        "this segment was synced whole before the "
+                                        "checkpoint that followed it",
+                                        err, errlen);
         }
     }
-    seg_close(&sg);
+    journal_seg_close(&sg);
     return rc;
 }
 
@@ -110,10 +114,10 @@ static int replay_journal(const char *dir, const struct shead *h, const struct r
 static int check_old_segment(const char *dir, const struct shead *h, char *err, size_t errlen)
 {
     char path[PATH_MAX + 16];
-    path_in(path, sizeof path, dir, "journal.old");
+    journal_path_in(path, sizeof path, dir, "journal.old");
     int eno = 0;
     struct seg sg;
-    if (seg_open(&sg, path, &eno) != 0) {
+    if (journal_seg_open(&sg, path, &eno) != 0) {
         if (eno == ENOENT) /* the first segment, or a crash in mid-rotation */
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(eno));
@@ -122,21 +126,23 @@ static int check_old_segment(const char *dir, const struct shead *h, char *err, 
     struct jhead jh;
     struct seg_result sc;
     int rc = 0;
-    if (jhead_check(sg.raw, sg.rawlen, path, h->meta.run_id, &jh, err, errlen) != 0) {
+    if (journal_jhead_check(sg.raw, sg.rawlen, path, h->meta.run_id, &jh, err, errlen) != 0) {
         rc = -1;
     } else if (jh.segment > h->segment) {
         snprintf(err, errlen, "%s (segment %llu) is newer than state.bin (segment %llu)", path,
                  (unsigned long long)jh.segment, (unsigned long long)h->segment);
         rc = -1;
-    } else if (seg_scan(&sg, NULL, skip_one, &sc) != 0) {
+    } else if (journal_seg_scan(&sg, NULL, skip_one, &sc) != 0) {
         snprintf(err, errlen, "%s, byte offset %llu: %s", path, (unsigned long long)sc.off,
                  sc.why);
         rc = -1;
-    } else if (seg_scan_error(&sc, path, true, "a segment is synced whole before it becomes "
-                              "journal.old", err, errlen) != 0) {
+    } else if (journal_seg_scan_error(&sc, path, true,
+                                      "a segment is synced whole before it becomes "
+                                      "journal.old",
+                                      err, errlen) != 0) {
         rc = -1;
     }
-    seg_close(&sg);
+    journal_seg_close(&sg);
     return rc;
 }
 
@@ -145,7 +151,7 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
 {
     memset(info, 0, sizeof *info);
     struct shead h;
-    if (load_checkpoint(dir, &h, meta, m, err, errlen) != 0)
+    if (journal_load_checkpoint(dir, &h, meta, m, err, errlen) != 0)
         return -1;
     info->final = h.flags & STATE_FINAL;
     info->journaled = h.flags & STATE_JOURNALED;

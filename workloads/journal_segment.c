@@ -16,7 +16,7 @@
 #include "../lib/crc32c.h"
 
 /* Reads exactly len bytes at off.  0, or -1 (errno; EIO for a short file). */
-int read_at(int fd, void *buf, size_t len, uint64_t off)
+int journal_read_at(int fd, void *buf, size_t len, uint64_t off)
 {
     char *p = buf;
     while (len) {
@@ -36,7 +36,7 @@ int read_at(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /* Opens the segment at path.  0, or -1 with *eno (ENOENT: there is none). */
-int seg_open(struct seg *s, const char *path, int *eno)
+int journal_seg_open(struct seg *s, const char *path, int *eno)
 {
     memset(s, 0, sizeof *s);
     struct stat st;
@@ -50,7 +50,7 @@ int seg_open(struct seg *s, const char *path, int *eno)
     }
     s->len = (uint64_t)st.st_size;
     s->rawlen = s->len < sizeof s->raw ? (size_t)s->len : sizeof s->raw;
-    if (read_at(s->fd, s->raw, s->rawlen, 0) != 0) {
+    if (journal_read_at(s->fd, s->raw, s->rawlen, 0) != 0) {
         *eno = errno;
         close(s->fd);
         free(s->buf);
@@ -62,7 +62,7 @@ int seg_open(struct seg *s, const char *path, int *eno)
     return 0;
 }
 
-void seg_close(struct seg *s)
+void journal_seg_close(struct seg *s)
 {
     if (s->fd >= 0)
         close(s->fd);
@@ -84,7 +84,7 @@ static int seg_batch(struct seg *s, uint64_t off, size_t n, uint32_t crc, void *
     uint32_t c = 0;
     for (size_t done = 0; done < n;) {
         size_t k = n - done < piece ? n - done : piece;
-        if (read_at(s->fd, s->buf, k, off + done) != 0)
+        if (journal_read_at(s->fd, s->buf, k, off + done) != 0)
             return -2;
         c = crc32c_extend(c, s->buf, k);
         done += k;
@@ -93,7 +93,7 @@ static int seg_batch(struct seg *s, uint64_t off, size_t n, uint32_t crc, void *
         return 1;
     for (size_t done = 0; done < n;) {
         size_t k = n - done < piece ? n - done : piece;
-        if (!held && read_at(s->fd, s->buf, k, off + done) != 0)
+        if (!held && journal_read_at(s->fd, s->buf, k, off + done) != 0)
             return -2;
         for (size_t i = 0; i < k; i += sizeof(struct jrec)) {
             struct jrec r;
@@ -119,7 +119,7 @@ static int whole_batch_after(struct seg *s, uint64_t off, bool *found)
     uint64_t p = off + 8;
     while (p + sizeof(struct jbatch) <= s->len) {
         size_t k = s->len - p < READ_CHUNK ? (size_t)(s->len - p) : READ_CHUNK;
-        if (read_at(s->fd, s->buf, k, p) != 0)
+        if (journal_read_at(s->fd, s->buf, k, p) != 0)
             return -1;
         size_t i = 0;
         for (; i + sizeof(struct jbatch) <= k; i += 8) {
@@ -139,7 +139,7 @@ static int whole_batch_after(struct seg *s, uint64_t off, bool *found)
  * a header, have_head), one batch at a time, and says in *r how the file
  * ends.  0; -1 when fn refused a record (r->off names it); -2 when the
  * file cannot be read (r->why says why). */
-int seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r)
+int journal_seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r)
 {
     memset(r, 0, sizeof *r);
     uint64_t off = sizeof(struct jhead);
@@ -152,7 +152,7 @@ int seg_scan(struct seg *s, void *ctx, rec_fn fn, struct seg_result *r)
                      (unsigned long long)(s->len - off), sizeof b);
             goto bad;
         }
-        if (read_at(s->fd, &b, sizeof b, off) != 0)
+        if (journal_read_at(s->fd, &b, sizeof b, off) != 0)
             goto unreadable;
         if (!jbatch_head_ok(&b)) {
             snprintf(r->why, sizeof r->why, "%s", b.magic != BATCH_MAGIC
