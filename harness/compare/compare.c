@@ -131,15 +131,6 @@ static const char **only_in(const struct cmp_side *s, const struct cmp_side *oth
     return list;
 }
 
-bool cmp_row_matches(const struct cmp_row *row, const struct cmp_limit *l)
-{
-    if (row->metric != l->metric)
-        return false;
-    if (!l->any_fault && (!row->fault || strcmp(row->fault, l->fault) != 0))
-        return false;
-    return !l->stat || (row->stat && strcmp(row->stat, l->stat) == 0);
-}
-
 /* A limit that names nothing of these two reports is a mistake, not a pass:
  * say what is there instead. */
 static int check_limit_names(const struct cmp_result *r, const struct cmp_limit *l)
@@ -173,15 +164,6 @@ static int check_limit_names(const struct cmp_result *r, const struct cmp_limit 
                                  : stats ? "a summary of repeats does not have it"
                                          : "only summaries of repeats have it");
     return 2;
-}
-
-bool cmp_row_beyond(const struct cmp_result *r, const struct cmp_row *row,
-                    const struct cmp_limit *l)
-{
-    for (size_t i = 0; i < r->nbreaches; i++)
-        if (r->breaches[i].row == row && r->breaches[i].limit == l)
-            return true;
-    return false;
 }
 
 /* The rows that count for the exit status: those a limit checks. */

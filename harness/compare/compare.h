@@ -10,8 +10,9 @@
  * (other scenarios, a verify, a summary next to a run, an interrupted run,
  * a verdict compare does not know) get a warning, on stderr and in --json.
  *
- *   compare_rule.c   the metrics compare knows, the rule for "worse", and
- *                    --worse METRIC:RATIO parsed (pure, unit tested)
+ *   compare_rule.c   the metrics compare knows (checks/metric.h's table), the
+ *                    rule for "worse", --worse METRIC:RATIO parsed and
+ *                    matched to rows (pure, unit tested)
  *   compare_side.c   one report.json read back: its faults, a metric's value
  *   compare.c        the verb: both sides, the rows, the limits, the exit
  *   compare_print.c  the table, and --json
@@ -185,7 +186,7 @@ struct cmp_result {
 };
 
 /* Whether --worse limit l checks row: its metric, its fault (or any), its
- * statistic (or every one). */
+ * statistic (or every one) (compare_rule.c, as the next). */
 bool cmp_row_matches(const struct cmp_row *row, const struct cmp_limit *l);
 
 /* Whether row is beyond limit l (a breach of r). */

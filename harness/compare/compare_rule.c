@@ -170,6 +170,26 @@ int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t er
     return 0;
 }
 
+/* ---- a row against a --worse limit ---- */
+
+bool cmp_row_matches(const struct cmp_row *row, const struct cmp_limit *l)
+{
+    if (row->metric != l->metric)
+        return false;
+    if (!l->any_fault && (!row->fault || strcmp(row->fault, l->fault) != 0))
+        return false;
+    return !l->stat || (row->stat && strcmp(row->stat, l->stat) == 0);
+}
+
+bool cmp_row_beyond(const struct cmp_result *r, const struct cmp_row *row,
+                    const struct cmp_limit *l)
+{
+    for (size_t i = 0; i < r->nbreaches; i++)
+        if (r->breaches[i].row == row && r->breaches[i].limit == l)
+            return true;
+    return false;
+}
+
 /* ---- warnings ---- */
 
 bool cmp_side_cut_short(const struct cmp_side *s)
