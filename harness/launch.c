@@ -15,6 +15,7 @@
 #include "../lib/errbuf.h"
 #include "../lib/proc.h"
 #include "lab/lab.h"
+#include "rundir.h"
 
 #define SEC 1000000000ull
 #define STATUS_FILE "exit-status"

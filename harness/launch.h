@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "run.h"
+#include "run_opts.h"
 #include "scenario.h"
 
 /* Whether sc needs this launcher: a lab with client hosts. */

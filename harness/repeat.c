@@ -15,6 +15,7 @@
 #include "../lib/proc.h"
 #include "../lib/ranks.h"
 #include "lab/lab.h"
+#include "rundir.h"
 #include "summary.h"
 
 static volatile sig_atomic_t stop_asked; /* the first signal: the exit status is 128 + it */
@@ -133,6 +134,55 @@ static void lab_check(const struct lab_kind *k, const char *prefix, char *out, s
     free(lab);
 }
 
+/* The lab's health before repetition k (x->lab): a lab a repetition left
+ * broken or gone is rebuilt by the next one, which says so. */
+static void check_lab_before(const struct run_opts *o, const struct scenario *sc,
+                             const struct lab *lab, unsigned k, struct rep_outcome *x)
+{
+    if (lab && k > 1) {
+        lab_check(sc->lab, lab->prefix, x->lab, sizeof x->lab);
+        if (strncmp(x->lab, "broken", 6) == 0 || strncmp(x->lab, "gone", 4) == 0)
+            fprintf(stderr, "faultline: before repetition %u the %s lab is %s; the "
+                    "repetition rebuilds it\n", k, sc->lab->name, x->lab);
+        else if (strcmp(x->lab, "healthy") != 0 && !o->quiet)
+            fprintf(stderr, "faultline: before repetition %u: %s\n", k, x->lab);
+    } else if (lab) {
+        snprintf(x->lab, sizeof x->lab, "healthy");
+    }
+}
+
+/* Repetition k of n, in rdir: a child `faultline run`, waited for, and its
+ * report.json read back.  false when it could not be started (err). */
+static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
+                    struct rep_outcome *x, char *err, size_t errlen)
+{
+    pid_t pid = start_one(o, rdir, k, n, err, errlen);
+    if (pid < 0)
+        return false;
+    running = pid;
+    if (stop_asked) /* a signal between fork and running = pid */
+        kill(pid, (int)stop_asked);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    running = 0;
+    /* The lab's servers are our children when we brought it up: one
+     * a repetition killed is reaped here, or it would stay a zombie. */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    x->exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    x->ran = true;
+    char rep_json[PATH_MAX + 64];
+    snprintf(rep_json, sizeof rep_json, "%s/report.json", rdir);
+    if (access(rep_json, F_OK) == 0 && jv_load(rep_json, &x->report, err, errlen) != 0)
+        fprintf(stderr, "faultline: repetition %u: %s\n", k, err);
+    const char *v = jv_str(jv_get(x->report, "verdict"));
+    if (!o->quiet)
+        fprintf(stderr, "faultline: repetition %u of %u: %s (exit %d)\n", k, n,
+                v ? v : "no report", x->exit);
+    return true;
+}
+
 int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
 {
     char err[FL_ERRLEN], dir[PATH_MAX];
@@ -176,48 +226,16 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
         struct rep_outcome *x = &runs[k - 1];
         x->rep = k;
         snprintf(x->dir, sizeof x->dir, "rep-%u", k);
-        if (lab && k > 1) {
-            lab_check(sc->lab, lab->prefix, x->lab, sizeof x->lab);
-            if (strncmp(x->lab, "broken", 6) == 0 || strncmp(x->lab, "gone", 4) == 0)
-                fprintf(stderr, "faultline: before repetition %u the %s lab is %s; the "
-                        "repetition rebuilds it\n", k, sc->lab->name, x->lab);
-            else if (strcmp(x->lab, "healthy") != 0 && !o->quiet)
-                fprintf(stderr, "faultline: before repetition %u: %s\n", k, x->lab);
-        } else if (lab) {
-            snprintf(x->lab, sizeof x->lab, "healthy");
-        }
+        check_lab_before(o, sc, lab, k, x);
         char rdir[PATH_MAX + 32];
         snprintf(rdir, sizeof rdir, "%s/%s", dir, x->dir);
         if (!o->quiet)
             fprintf(stderr, "faultline: repetition %u of %u: %s\n", k, n, rdir);
-        pid_t pid = start_one(o, rdir, k, n, err, sizeof err);
-        if (pid < 0) {
+        if (!run_one(o, rdir, k, n, x, err, sizeof err)) {
             fprintf(stderr, "faultline: %s\n", err);
             break;
         }
-        running = pid;
-        if (stop_asked) /* a signal between fork and running = pid */
-            kill(pid, (int)stop_asked);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        running = 0;
-        /* The lab's servers are our children when we brought it up: one
-         * a repetition killed is reaped here, or it would stay a zombie. */
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ;
-        x->exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        x->ran = true;
         ran++;
-        char rep_json[PATH_MAX + 64];
-        snprintf(rep_json, sizeof rep_json, "%s/report.json", rdir);
-        if (access(rep_json, F_OK) == 0 &&
-            jv_load(rep_json, &x->report, err, sizeof err) != 0)
-            fprintf(stderr, "faultline: repetition %u: %s\n", k, err);
-        const char *v = jv_str(jv_get(x->report, "verdict"));
-        if (!o->quiet)
-            fprintf(stderr, "faultline: repetition %u of %u: %s (exit %d)\n", k, n,
-                    v ? v : "no report", x->exit);
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

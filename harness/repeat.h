@@ -26,7 +26,7 @@
 #ifndef FL_REPEAT_H
 #define FL_REPEAT_H
 
-#include "run.h"
+#include "run_opts.h"
 #include "scenario.h"
 
 /* The environment variable a repetition is started with ("K/N"): it runs
