@@ -230,6 +230,82 @@ static int map_fits(const struct crew *c, uint64_t total, char *err, size_t errl
     return memlimit_check(mine, c->sc->memory_limit, avail, err, errlen);
 }
 
+/* Worker i of n (of `all` over every client) on a target of `total`
+ * blocks: its backend (the first is open already), its share of the
+ * blocks, state map, verifier, directory, journal and engine. */
+static int prepare_worker(struct crew *c, const struct scenario *sc, const struct run_meta *base,
+                          unsigned i, unsigned n, unsigned all, uint64_t total, char *err,
+                          size_t errlen)
+{
+    struct worker *w = &c->w[i];
+    unsigned g = w->global;
+    unsigned depth = share(sc->workload.depth, n, i);
+    if (i > 0 && open_backend(c, w, depth, err, errlen) != 0)
+        return -1;
+    w->meta = *base;
+    w->meta.total_blocks = total;
+    w->meta.nblocks = (total - g + all - 1) / all;
+    w->meta.worker = g;
+    w->meta.workers = all;
+    w->meta.rank = (uint32_t)c->rank;
+    w->meta.ranks = ranks_of(c);
+    if (statemap_init(&w->map, w->meta.nblocks) != 0) {
+        snprintf(err, errlen, "out of memory for the state map of %" PRIu64 " blocks",
+                 w->meta.nblocks);
+        return -1;
+    }
+    w->map_ready = true;
+    findings_init(&w->findings, sc->findings_limit);
+    struct block_fmt fmt = {.run_id = base->run_id, .target_id = base->target_id,
+                            .writer_id = g, .block_size = base->block_size};
+    if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, g, all) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w->ver_ready = true;
+    findings_init(&w->reverted, sc->findings_limit);
+    w->ver.reverted = &w->reverted;
+    if (mkdir_p(c->own_dir, err, errlen) != 0)
+        return -1;
+    if (mkdir(w->dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", w->dir, strerror(errno));
+        return -1;
+    }
+    if (sc->journal && !(w->journal = journal_create(w->dir, &w->meta, err, errlen)))
+        return -1;
+    /* Without a journal, an initial state tells a later `verify` that
+     * the run started and could not be followed. */
+    if (!sc->journal && state_save(w->dir, &w->meta, &w->map, false, err, errlen) != 0)
+        return -1;
+    uint64_t span = sc->duration_ns + sc->grace_ns + 10000000000ull;
+    if (buckets_init(&w->buckets, sc->bucket_ns, span) != 0) {
+        snprintf(err, errlen, "out of memory for the time buckets");
+        return -1;
+    }
+    atomic_store(&w->pulse.oldest, UINT64_MAX);
+    w->eng = (struct engine){
+        .cfg = &sc->workload,
+        .buckets = &w->buckets,
+        .pulse = &w->pulse,
+        .worker = g,
+        .workers = all,
+        .rank = (unsigned)c->rank,
+        .ranks = ranks_of(c),
+        .total_blocks = total,
+        .cross = ranks_of(c) > 1 && sc->workload.cross_pct ? &w->cross : NULL,
+        .depth = depth,
+        /* Counted per worker: the crew flushes as often as one thread would. */
+        .flush_every = sc->workload.flush_every,
+        .fmt = fmt,
+        .be = &w->be,
+        .map = &w->map,
+        .ver = &w->ver,
+        .journal = w->journal,
+        .segment_limit = sc->journal_segment,
+    };
+    return 0;
+}
+
 int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                      const struct run_meta *base, char *err, size_t errlen)
 {
@@ -278,74 +354,9 @@ int crew_prepare_run(struct crew *c, const struct scenario *sc, const char *dir,
                  ranks_of(c) > 1 ? ", on every client" : "");
         return -1;
     }
-    for (unsigned i = 0; i < n; i++) {
-        struct worker *w = &c->w[i];
-        unsigned g = w->global;
-        unsigned depth = share(sc->workload.depth, n, i);
-        if (i > 0 && open_backend(c, w, depth, err, errlen) != 0)
+    for (unsigned i = 0; i < n; i++)
+        if (prepare_worker(c, sc, base, i, n, all, total, err, errlen) != 0)
             return -1;
-        w->meta = *base;
-        w->meta.total_blocks = total;
-        w->meta.nblocks = (total - g + all - 1) / all;
-        w->meta.worker = g;
-        w->meta.workers = all;
-        w->meta.rank = (uint32_t)c->rank;
-        w->meta.ranks = ranks_of(c);
-        if (statemap_init(&w->map, w->meta.nblocks) != 0) {
-            snprintf(err, errlen, "out of memory for the state map of %" PRIu64 " blocks",
-                     w->meta.nblocks);
-            return -1;
-        }
-        w->map_ready = true;
-        findings_init(&w->findings, sc->findings_limit);
-        struct block_fmt fmt = {.run_id = base->run_id, .target_id = base->target_id,
-                                .writer_id = g, .block_size = base->block_size};
-        if (verifier_init(&w->ver, &w->map, &w->findings, &fmt, g, all) != 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        w->ver_ready = true;
-        findings_init(&w->reverted, sc->findings_limit);
-        w->ver.reverted = &w->reverted;
-        if (mkdir_p(c->own_dir, err, errlen) != 0)
-            return -1;
-        if (mkdir(w->dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create %s: %s", w->dir, strerror(errno));
-            return -1;
-        }
-        if (sc->journal && !(w->journal = journal_create(w->dir, &w->meta, err, errlen)))
-            return -1;
-        /* Without a journal, an initial state tells a later `verify` that
-         * the run started and could not be followed. */
-        if (!sc->journal && state_save(w->dir, &w->meta, &w->map, false, err, errlen) != 0)
-            return -1;
-        uint64_t span = sc->duration_ns + sc->grace_ns + 10000000000ull;
-        if (buckets_init(&w->buckets, sc->bucket_ns, span) != 0) {
-            snprintf(err, errlen, "out of memory for the time buckets");
-            return -1;
-        }
-        atomic_store(&w->pulse.oldest, UINT64_MAX);
-        w->eng = (struct engine){
-            .cfg = &sc->workload,
-            .buckets = &w->buckets,
-            .pulse = &w->pulse,
-            .worker = g,
-            .workers = all,
-            .rank = (unsigned)c->rank,
-            .ranks = ranks_of(c),
-            .total_blocks = total,
-            .cross = ranks_of(c) > 1 && sc->workload.cross_pct ? &w->cross : NULL,
-            .depth = depth,
-            /* Counted per worker: the crew flushes as often as one thread would. */
-            .flush_every = sc->workload.flush_every,
-            .fmt = fmt,
-            .be = &w->be,
-            .map = &w->map,
-            .ver = &w->ver,
-            .journal = w->journal,
-            .segment_limit = sc->journal_segment,
-        };
-    }
     return prepare_meta(c, false, err, errlen);
 }
 
