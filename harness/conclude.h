@@ -20,7 +20,7 @@
 #include "crew.h"
 #include "events.h"
 #include "report/report.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 #include "timeline.h"
 
 /* The report fields both verbs fill from the crew the same way. */

@@ -35,7 +35,7 @@
 #include "../workloads/meta.h"
 #include "../workloads/verify.h"
 #include "events.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #define CREW_NOTICED 8 /* blocks found bad passed to on_finding per pass */
 

@@ -15,7 +15,7 @@
 #include "crew.h"
 #include "events.h"
 #include "report/report.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 #include "timeline.h"
 
 struct combined {

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 
 #include "run_opts.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 /* Whether sc needs this launcher: a lab with client hosts. */
 bool launch_needed(const struct scenario *sc);

@@ -14,7 +14,7 @@
 #include "compare/compare.h"
 #include "lab/lab.h"
 #include "run.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 static const char usage_main[] =
     "usage: faultline VERB [ARGS]\n"

@@ -36,7 +36,7 @@
 #include "../workloads/backend.h"
 #include "crew.h"
 #include "lab/lab.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #define MANIFEST_MAX_HOSTS (LAB_MAX_HOSTS + LAB_MAX_CLIENTS + FL_MAX_HOSTS + 1)
 #define MANIFEST_NOT_FOUND "not found"

@@ -27,7 +27,7 @@
 #define FL_REPEAT_H
 
 #include "run_opts.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 /* The environment variable a repetition is started with ("K/N"): it runs
  * once, and leaves the rules over repetitions to the summary. */

@@ -38,7 +38,7 @@
 #include "report/report.h"
 #include "resources.h"
 #include "rundir.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 #include "timeline.h"
 
 /* First SIGINT/SIGTERM: end the workload early, still flush, sweep and

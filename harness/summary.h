@@ -39,7 +39,7 @@
 
 #include "../checks/dist.h"
 #include "../lib/jread.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 /* One repetition, as the repeat saw it end. */
 struct rep_outcome {

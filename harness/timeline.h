@@ -35,7 +35,7 @@
 #include "../faults/undo.h"
 #include "events.h"
 #include "lab/lab.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 struct step {
     uint64_t t; /* ns since the workload started */

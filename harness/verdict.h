@@ -39,7 +39,7 @@
 #include "../checks/recovery.h"
 #include "../faults/fault.h"
 #include "../workloads/backend.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 struct expect_result {
     struct expect_rule rule;

@@ -28,7 +28,7 @@
 #include "../../workloads/journal.h"
 #include "../../workloads/meta.h"
 #include "../events.h"
-#include "../scenario.h"
+#include "../scenario/scenario.h"
 #include "../verdict.h"
 
 struct manifest; /* ../manifest.h */

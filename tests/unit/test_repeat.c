@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "../../checks/dist.h"
-#include "../../harness/scenario.h"
+#include "../../harness/scenario/scenario.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../harness/scenario.h"
+#include "../../harness/scenario/scenario.h"
 #include "../../workloads/backend_iscsi.h"
 #include "../../lib/units.h"
 

@@ -26,7 +26,7 @@
 #include "../../faults/undo.h"
 #include "../../harness/cleanup.h"
 #include "../../harness/events.h"
-#include "../../harness/scenario.h"
+#include "../../harness/scenario/scenario.h"
 #include "../../harness/timeline.h"
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"

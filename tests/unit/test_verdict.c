@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../harness/scenario.h"
+#include "../../harness/scenario/scenario.h"
 #include "../../harness/verdict.h"
 
 static struct scenario sc;

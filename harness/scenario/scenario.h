@@ -2,7 +2,7 @@
  * scenario — what a scenario file means.
  *
  * Key tables list every section, key, type, default and a line of help:
- * the general keys in scenario.c, and every kind's own keys in the kind's
+ * the general keys in scenario_keys.c, and every kind's own keys in the kind's
  * file — a target kind's [target] and [workload] keys (backend.h), a lab
  * kind's [lab] keys (lab.h), a fault family's [fault] keys (fault.h).  The
  * parser, the defaults, the error messages and `faultline help scenario`
@@ -30,12 +30,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../checks/expect.h"
-#include "../faults/fault.h"
-#include "../workloads/backend.h"
-#include "../workloads/engine.h"
-#include "lab/lab.h"
-#include "storage/storage.h"
+#include "../../checks/expect.h"
+#include "../../faults/fault.h"
+#include "../../workloads/backend.h"
+#include "../../workloads/engine.h"
+#include "../lab/lab.h"
+#include "../storage/storage.h"
 
 #define FL_MAX_EXPECTS 128
 
