@@ -15,7 +15,7 @@
 
 /* --- every mistake, not only the first --- */
 
-void note(struct errlist *e, const char *msg)
+void scenario_note(struct errlist *e, const char *msg)
 {
     e->n++;
     if (e->n > SCENARIO_MAX_ERRORS || e->len + 1 >= e->cap)
@@ -25,7 +25,7 @@ void note(struct errlist *e, const char *msg)
 }
 
 /* The list into err; -1 when it holds anything. */
-int noted(struct errlist *e)
+int scenario_noted(struct errlist *e)
 {
     if (e->n > SCENARIO_MAX_ERRORS && e->len + 1 < e->cap)
         snprintf(e->out + e->len, e->cap - e->len, "\n(and %u more mistakes)",
@@ -33,7 +33,7 @@ int noted(struct errlist *e)
     return e->n ? -1 : 0;
 }
 
-int line_of(const struct ini *ini, const char *section, const char *key)
+int scenario_line_of(const struct ini *ini, const char *section, const char *key)
 {
     for (size_t i = 0; i < ini->n; i++) {
         if (strcmp(ini->sections[i].type, section) != 0)
@@ -61,67 +61,73 @@ static bool setup_given(const struct backend_setup *s, const char *section, cons
     return has_key(s->ctx, section, key);
 }
 
-bool lab_serves(const struct scenario *sc)
+bool scenario_lab_serves(const struct scenario *sc)
 {
     return sc->lab && sc->lab->serves && strcmp(sc->lab->serves, sc->target.kind) == 0;
 }
 
 /* The target kind's own rules, with a lab that may give it its place. */
-int check_kind(struct scenario *sc, const struct ini *ini, char *err, size_t n)
+int scenario_check_kind(struct scenario *sc, const struct ini *ini, char *err, size_t n)
 {
     const struct lab_kind *server = lab_kind_serving(sc->target.kind);
     char hint[160] = "";
     if (server)
         snprintf(hint, sizeof hint, " (or [scenario] lab = %s for %s)", server->name,
                  server->serves_what);
-    struct backend_setup s = {.t = &sc->target, .w = &sc->workload, .name = sc->name,
+    struct backend_setup s = {.t = &sc->target,
+                              .w = &sc->workload,
+                              .name = sc->name,
                               .engine_choice = sc->engine_choice,
-                              .lab_serves = lab_serves(sc), .lab_hint = hint,
-                              .given = setup_given, .ctx = ini};
+                              .lab_serves = scenario_lab_serves(sc),
+                              .lab_hint = hint,
+                              .given = setup_given,
+                              .ctx = ini};
     char why[1024];
     if (sc->backend->check && sc->backend->check(&s, why, sizeof why) != 0) {
-        snprintf(err, n, "%s:%d: %s", ini->file, line_of(ini, s.section ? s.section : "target",
-                                                          s.key), why);
+        snprintf(err, n, "%s:%d: %s", ini->file,
+                 scenario_line_of(ini, s.section ? s.section : "target", s.key), why);
         return -1;
     }
     return 0;
 }
 
 /* What holds for every kind once its own rules are applied. */
-void check_workload(const struct scenario *sc, const struct ini *ini, struct errlist *errs)
+void scenario_check_workload(const struct scenario *sc, const struct ini *ini, struct errlist *errs)
 {
     char err[1024];
     size_t n = sizeof err;
     const struct workload_cfg *w = &sc->workload;
     if (sc->block % FL_SECTOR != 0) {
         snprintf(err, n, "%s:%d: block: %llu is not a multiple of 512", ini->file,
-                 line_of(ini, "workload", "block"), (unsigned long long)sc->block);
-        note(errs, err);
+                 scenario_line_of(ini, "workload", "block"), (unsigned long long)sc->block);
+        scenario_note(errs, err);
     }
     bool sync = sc->target.engine == ENGINE_SYNC;
     if (sync && sc->workers) {
-        snprintf(err, n, "%s:%d: workers: the sync engine runs one worker per I/O in flight "
-                 "(depth); workers applies to engine = io_uring", ini->file,
-                 line_of(ini, "workload", "workers"));
-        note(errs, err);
+        snprintf(err, n,
+                 "%s:%d: workers: the sync engine runs one worker per I/O in flight "
+                 "(depth); workers applies to engine = io_uring",
+                 ini->file, scenario_line_of(ini, "workload", "workers"));
+        scenario_note(errs, err);
     }
     if (sync && w->depth > 256) {
-        snprintf(err, n, "%s:%d: depth: at most 256 with the sync engine (one thread per I/O in "
-                 "flight); use engine = io_uring for more", ini->file,
-                 line_of(ini, "workload", "depth"));
-        note(errs, err);
+        snprintf(err, n,
+                 "%s:%d: depth: at most 256 with the sync engine (one thread per I/O in "
+                 "flight); use engine = io_uring for more",
+                 ini->file, scenario_line_of(ini, "workload", "depth"));
+        scenario_note(errs, err);
     }
     if (sc->workers > w->depth) {
         snprintf(err, n, "%s:%d: workers: %llu workers need depth >= %llu", ini->file,
-                 line_of(ini, "workload", "workers"), (unsigned long long)sc->workers,
+                 scenario_line_of(ini, "workload", "workers"), (unsigned long long)sc->workers,
                  (unsigned long long)sc->workers);
-        note(errs, err);
+        scenario_note(errs, err);
     }
     if (sc->target.size && sc->target.size < sc->block) {
         snprintf(err, n, "%s:%d: size: %llu bytes is smaller than one block (%llu)", ini->file,
-                 line_of(ini, "target", "size"), (unsigned long long)sc->target.size,
+                 scenario_line_of(ini, "target", "size"), (unsigned long long)sc->target.size,
                  (unsigned long long)sc->block);
-        note(errs, err);
+        scenario_note(errs, err);
     }
 }
 
@@ -181,7 +187,7 @@ static int at_in_workload(const struct scenario *sc, const struct fault_spec *f,
 /* What only the whole scenario can tell about its faults: hosts exist,
  * they happen within the workload, and each family's own checks of its
  * section. */
-void check_faults(const struct scenario *sc, const char *file, struct errlist *errs)
+void scenario_check_faults(const struct scenario *sc, const char *file, struct errlist *errs)
 {
     char err[1400];
     size_t n = sizeof err;
@@ -196,7 +202,7 @@ void check_faults(const struct scenario *sc, const char *file, struct errlist *e
         if (!ok) {
             snprintf(err, n, "%s:%d: [host %s] switch: '%s' is not another [host] of this "
                      "scenario with ssh = ADDRESS", file, h->line, h->name, h->switch_host);
-            note(errs, err);
+            scenario_note(errs, err);
         }
     }
     struct fault_rules rules = {.allow_destructive = sc->allow_destructive};
@@ -209,7 +215,7 @@ void check_faults(const struct scenario *sc, const char *file, struct errlist *e
         if (!lab_host_known(sc, f->host, names, sizeof names) && !known) {
             snprintf(err, n, "%s:%d: [fault %s] host '%s' is neither a lab host%s, local, nor a "
                      "[host NAME] of this scenario", file, f->line, f->name, f->host, names);
-            note(errs, err);
+            scenario_note(errs, err);
             continue;
         }
         /* What its host can do: a lab host's lab runs and restarts its
@@ -223,17 +229,17 @@ void check_faults(const struct scenario *sc, const char *file, struct errlist *e
         char why[1024];
         if (at_in_workload(sc, f, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->at_line, why);
-            note(errs, err);
+            scenario_note(errs, err);
         }
         if (f->ops->check && f->ops->check(f, &rules, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->line, why);
-            note(errs, err);
+            scenario_note(errs, err);
         }
         if (f->loses == LOSES_UNFLUSHED && sc->lab && sc->lab_opts.clients > 1) {
             snprintf(err, n, "%s:%d: [fault %s] loses = unflushed: not with several clients yet "
                      "(the other clients could not be told of the cut while the workload runs, "
                      "and would call what it took lost writes)", file, f->line, f->name);
-            note(errs, err);
+            scenario_note(errs, err);
         }
     }
 }
@@ -241,7 +247,7 @@ void check_faults(const struct scenario *sc, const char *file, struct errlist *e
 /* [cluster]: a kind of storage known, what it needs, and a way to ask it:
  * a [host] reached over ssh.  Not with a lab, which knows its own storage
  * (lab = gluster is the cluster the run is against). */
-int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n)
+int scenario_check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n)
 {
     struct cluster_spec *c = &sc->cluster;
     for (size_t i = 0; i < ini->n && !c->line; i++)
@@ -251,9 +257,10 @@ int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t 
         return 0;
     const char *file = ini->file;
     if (sc->lab) {
-        snprintf(err, n, "%s:%d: [cluster] names a real cluster, and lab = %s (line %d) brings "
+        snprintf(err, n,
+                 "%s:%d: [cluster] names a real cluster, and lab = %s (line %d) brings "
                  "up an embedded one whose storage the run knows already: one or the other",
-                 file, c->line, sc->lab->name, line_of(ini, "scenario", "lab"));
+                 file, c->line, sc->lab->name, scenario_line_of(ini, "scenario", "lab"));
         return -1;
     }
     if (!c->kind_name[0]) {
@@ -262,7 +269,7 @@ int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t 
     }
     if (!(c->kind = storage_kind_find(c->kind_name))) {
         snprintf(err, n, "%s:%d: kind: '%s' is not one of %s", file,
-                 line_of(ini, "cluster", "kind"), c->kind_name, storage_kinds());
+                 scenario_line_of(ini, "cluster", "kind"), c->kind_name, storage_kinds());
         return -1;
     }
     if (c->kind->needs_volume && !c->volume[0]) {
@@ -272,7 +279,7 @@ int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t 
     }
     if (!c->kind->volume && c->volume[0]) {
         snprintf(err, n, "%s:%d: volume: kind = %s has none", file,
-                 line_of(ini, "cluster", "volume"), c->kind->name);
+                 scenario_line_of(ini, "cluster", "volume"), c->kind->name);
         return -1;
     }
     if (!c->via[0]) {
@@ -282,9 +289,10 @@ int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t 
     }
     const struct host_spec *h = scenario_cluster_via(sc);
     if (!h || !h->ssh[0]) {
-        snprintf(err, n, "%s:%d: via: '%s' is not a [host] of this scenario with ssh = "
-                 "[USER@]ADDRESS[:PORT] (%s is asked there, over ssh)", file,
-                 line_of(ini, "cluster", "via"), c->via, c->kind->cli);
+        snprintf(err, n,
+                 "%s:%d: via: '%s' is not a [host] of this scenario with ssh = "
+                 "[USER@]ADDRESS[:PORT] (%s is asked there, over ssh)",
+                 file, scenario_line_of(ini, "cluster", "via"), c->via, c->kind->cli);
         return -1;
     }
     return 0;

@@ -37,8 +37,8 @@ static void unknown_metric_hint(const char *name, bool fault, char *out, size_t 
 }
 
 /* One line of [expect] (fault < 0) or an expect_* key of a fault. */
-int add_expectation(const struct ini *ini, struct scenario *sc, int fault,
-                           const struct ini_entry *e, char *err, size_t n)
+int scenario_add_expectation(const struct ini *ini, struct scenario *sc, int fault,
+                             const struct ini_entry *e, char *err, size_t n)
 {
     char name[64];
     enum dist_stat stat = expect_split_stat(fault >= 0 ? e->key + 7 : e->key, name, sizeof name);

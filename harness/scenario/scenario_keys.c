@@ -194,8 +194,7 @@ static const struct key_def cluster_keys[] = {
 const char *const section_names[S_COUNT] = {"scenario", "target", "workload", "lab",
                                                    "expect",   "fault",  "host",     "cluster"};
 
-
-int section_of(const char *type)
+int scenario_section_of(const char *type)
 {
     for (int t = 0; t < S_COUNT; t++)
         if (strcmp(section_names[t], type) == 0)
@@ -204,7 +203,7 @@ int section_of(const char *type)
 }
 
 /* The general keys of a section. */
-struct key_table general_keys(int section)
+struct key_table scenario_general_keys(int section)
 {
     switch (section) {
     case S_SCENARIO:
@@ -227,7 +226,7 @@ struct key_table general_keys(int section)
 
 /* A kind's own keys in a section: the i-th target kind, lab kind or fault
  * family (false past the last), with its name. */
-bool kind_keys(int section, unsigned i, struct key_table *t, const char **owner)
+bool scenario_kind_keys(int section, unsigned i, struct key_table *t, const char **owner)
 {
     const struct backend_ops *const *b;
     const struct lab_kind *const *l;
@@ -253,14 +252,15 @@ bool kind_keys(int section, unsigned i, struct key_table *t, const char **owner)
     return true;
 }
 
-void owners_of(int section, const char *key, char *out, size_t n, const struct key_def **def)
+void scenario_owners_of(int section, const char *key, char *out, size_t n,
+                        const struct key_def **def)
 {
     struct key_table t;
     const char *owner;
     size_t used = 0;
     out[0] = '\0';
     *def = NULL;
-    for (unsigned i = 0; kind_keys(section, i, &t, &owner) && used < n; i++) {
+    for (unsigned i = 0; scenario_kind_keys(section, i, &t, &owner) && used < n; i++) {
         const struct key_def *k = key_find(t.keys, t.n, key);
         if (!k)
             continue;
@@ -272,12 +272,12 @@ void owners_of(int section, const char *key, char *out, size_t n, const struct k
 
 /* "; did you mean 'block'? (known keys: a, b, c)" over every key a section
  * may hold. */
-void unknown_key_hint(int section, const char *key, char *out, size_t n)
+void scenario_unknown_key_hint(int section, const char *key, char *out, size_t n)
 {
     const char *best = NULL;
     size_t bestd = 3, used = 0;
     char known[1024] = "", seen[1024] = " ";
-    struct key_table t = general_keys(section);
+    struct key_table t = scenario_general_keys(section);
     const char *owner;
     for (unsigned k = 0;; k++) {
         for (unsigned i = 0; i < t.n; i++) {
@@ -295,7 +295,7 @@ void unknown_key_hint(int section, const char *key, char *out, size_t n)
             used += (size_t)snprintf(known + used, used < sizeof known ? sizeof known - used : 0,
                                      "%s%s", used ? ", " : "", name);
         }
-        if (!kind_keys(section, k, &t, &owner))
+        if (!scenario_kind_keys(section, k, &t, &owner))
             break;
     }
     if (best)

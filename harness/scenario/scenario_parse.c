@@ -59,7 +59,7 @@ static int unknown_key(const struct binding *b, int section, const struct ini_en
                        char *err, size_t n)
 {
     char hint[1400];
-    unknown_key_hint(section, e->key, hint, sizeof hint);
+    scenario_unknown_key_hint(section, e->key, hint, sizeof hint);
     snprintf(err, n, "%s:%d: unknown key '%s' in [%s]%s", b->ini->file, e->line, e->key,
              section_names[section], hint);
     return -1;
@@ -82,36 +82,36 @@ static void *general_base(struct scenario *sc, int section)
 static int bind_plain(struct binding *b, int section, const struct ini_section *s, char *err,
                       size_t n)
 {
-    struct key_table general = general_keys(section);
+    struct key_table general = scenario_general_keys(section);
     unsigned before = b->errs->n;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
         if (plain_entry(b, s, k, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         const struct key_def *def = key_find(general.keys, general.n, e->key);
         if (def) {
             if (set_key(b, general_base(b->sc, section), def, e, err, n) != 0)
-                note(b->errs, err);
+                scenario_note(b->errs, err);
             continue;
         }
         char owners[256];
-        owners_of(section, e->key, owners, sizeof owners, &def);
+        scenario_owners_of(section, e->key, owners, sizeof owners, &def);
         if (!def) {
             unknown_key(b, section, e, err, n);
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         /* Its value is checked now, whatever kind it turns out to be for. */
         if (set_key(b, section == S_LAB ? (void *)&scratch.lab_opts : (void *)&scratch.target, def,
                     e, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         if (b->ndeferred == sizeof b->deferred / sizeof b->deferred[0]) {
             snprintf(err, n, "%s:%d: too many keys", b->ini->file, e->line);
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             break;
         }
         b->deferred_section[b->ndeferred] = section;
@@ -137,7 +137,7 @@ static int bind_deferred(struct binding *b, int section, const struct ini_entry 
     if (def)
         return set_key(b, base, def, e, err, n);
     char owners[256];
-    owners_of(section, e->key, owners, sizeof owners, &def);
+    scenario_owners_of(section, e->key, owners, sizeof owners, &def);
     snprintf(err, n, "%s:%d: %s: only for %s = %s", b->ini->file, e->line, e->key,
              lab ? "lab" : "kind", owners);
     return -1;
@@ -153,12 +153,12 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
         if (strcmp(sc->faults[i].name, s->name) == 0) {
             snprintf(err, n, "%s:%d: a second [fault %s] (the first is at line %d)", file,
                      s->line, s->name, sc->faults[i].line);
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             return -1;
         }
     if (sc->nfaults == FL_MAX_FAULTS) {
         snprintf(err, n, "%s:%d: at most %d faults", file, s->line, FL_MAX_FAULTS);
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         return -1;
     }
     struct fault_spec *f = &sc->faults[sc->nfaults++];
@@ -175,21 +175,21 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
     if (!action) {
         snprintf(err, n, "%s:%d: [fault %s] needs action (%s)", file, s->line, f->name,
                  fault_actions());
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         sc->nfaults--; /* nothing of it can be checked further */
         return -1;
     }
     if (!(f->ops = fault_ops_find(action->value))) {
         snprintf(err, n, "%s:%d: action: '%s' is not one of %s", file, action->line,
                  action->value, fault_actions());
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         sc->nfaults--;
         return -1;
     }
-    struct key_table common = general_keys(S_FAULT);
+    struct key_table common = scenario_general_keys(S_FAULT);
     if (key_defaults(f, common.keys, common.n, err, n) != 0 ||
         key_defaults(f, f->ops->keys, f->ops->nkeys, err, n) != 0) {
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         return -1;
     }
     unsigned before = b->errs->n;
@@ -198,12 +198,12 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
         if (e == action)
             continue;
         if (strncmp(e->key, "expect_", 7) == 0) {
-            if (add_expectation(b->ini, sc, (int)sc->nfaults - 1, e, err, n) != 0)
-                note(b->errs, err);
+            if (scenario_add_expectation(b->ini, sc, (int)sc->nfaults - 1, e, err, n) != 0)
+                scenario_note(b->errs, err);
             continue;
         }
         if (plain_entry(b, s, k, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         const struct key_def *def = key_find(common.keys, common.n, e->key);
@@ -211,11 +211,11 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
             def = key_find(f->ops->keys, f->ops->nkeys, e->key);
         if (def) {
             if (set_key(b, f, def, e, err, n) != 0)
-                note(b->errs, err);
+                scenario_note(b->errs, err);
             continue;
         }
         char owners[256], takes[512];
-        owners_of(S_FAULT, e->key, owners, sizeof owners, &def);
+        scenario_owners_of(S_FAULT, e->key, owners, sizeof owners, &def);
         if (!def) {
             unknown_key(b, S_FAULT, e, err, n);
         } else {
@@ -223,7 +223,7 @@ static int bind_fault(struct binding *b, const struct ini_section *s, char *err,
             snprintf(err, n, "%s:%d: '%s' does not apply to action %s (it takes:%s)", file,
                      e->line, e->key, f->ops->action, takes);
         }
-        note(b->errs, err);
+        scenario_note(b->errs, err);
     }
     return b->errs->n > before ? -1 : 0;
 }
@@ -304,42 +304,42 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
         if (strcmp(sc->hosts[i].name, s->name) == 0) {
             snprintf(err, n, "%s:%d: a second [host %s] (the first is at line %d)", b->ini->file,
                      s->line, s->name, sc->hosts[i].line);
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             return -1;
         }
     if (sc->nhosts == FL_MAX_HOSTS) {
         snprintf(err, n, "%s:%d: at most %d hosts", b->ini->file, s->line, FL_MAX_HOSTS);
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         return -1;
     }
     struct host_spec *h = &sc->hosts[sc->nhosts++];
     memset(h, 0, sizeof *h);
     h->line = s->line;
     snprintf(h->name, sizeof h->name, "%s", s->name);
-    struct key_table keys = general_keys(S_HOST);
+    struct key_table keys = scenario_general_keys(S_HOST);
     if (key_defaults(h, keys.keys, keys.n, err, n) != 0) {
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         return -1;
     }
     unsigned before = b->errs->n;
     for (size_t k = 0; k < s->n; k++) {
         const struct ini_entry *e = &s->entries[k];
         if (plain_entry(b, s, k, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         const struct key_def *def = key_find(keys.keys, keys.n, e->key);
         if (!def) {
             unknown_key(b, S_HOST, e, err, n);
-            note(b->errs, err);
+            scenario_note(b->errs, err);
         } else if (set_key(b, h, def, e, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
         }
     }
     if (b->errs->n > before)
         return -1; /* the ssh keys are checked together once each is good */
     if (check_host_ssh(b->ini->file, s, h, err, n) != 0) {
-        note(b->errs, err);
+        scenario_note(b->errs, err);
         return -1;
     }
     return 0;
@@ -349,7 +349,7 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
 static int check_section(const struct ini *ini, size_t i, int *type, char *err, size_t n)
 {
     const struct ini_section *s = &ini->sections[i];
-    *type = section_of(s->type);
+    *type = scenario_section_of(s->type);
     if (*type < 0) {
         snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, lab, "
                  "expect, fault NAME, host NAME, cluster)", ini->file, s->line, s->type);
@@ -384,7 +384,7 @@ static int bind_sections(struct binding *b, char *err, size_t n)
         const struct ini_section *s = &ini->sections[i];
         int type;
         if (check_section(ini, i, &type, err, n) != 0) {
-            note(b->errs, err);
+            scenario_note(b->errs, err);
             continue;
         }
         /* each binder notes its own mistakes and goes on */
@@ -394,8 +394,8 @@ static int bind_sections(struct binding *b, char *err, size_t n)
             bind_host(b, s, err, n);
         else if (type == S_EXPECT)
             for (size_t k = 0; k < s->n; k++) {
-                if (add_expectation(ini, b->sc, -1, &s->entries[k], err, n) != 0)
-                    note(b->errs, err);
+                if (scenario_add_expectation(ini, b->sc, -1, &s->entries[k], err, n) != 0)
+                    scenario_note(b->errs, err);
             }
         else
             bind_plain(b, type, s, err, n);
@@ -415,7 +415,7 @@ static int resolve_kinds(struct binding *b, char *err, size_t n)
         for (unsigned i = 0; i < nk; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "|%s", kinds[i]->name);
         snprintf(err, n, "%s:%d: lab: '%s' is not one of %s", ini->file,
-                 line_of(ini, "scenario", "lab"), sc->lab_name, names);
+                 scenario_line_of(ini, "scenario", "lab"), sc->lab_name, names);
         return -1;
     }
     if (sc->lab && key_defaults(&sc->lab_opts, sc->lab->keys.keys, sc->lab->keys.n, err, n) != 0)
@@ -429,12 +429,12 @@ static int resolve_kinds(struct binding *b, char *err, size_t n)
     }
     if (!sc->target.kind[0]) {
         snprintf(err, n, "%s:%d: [target] needs 'kind' (%s)", ini->file,
-                 line_of(ini, "target", NULL), backend_kinds());
+                 scenario_line_of(ini, "target", NULL), backend_kinds());
         return -1;
     }
     if (!(sc->backend = backend_find(sc->target.kind))) {
         snprintf(err, n, "%s:%d: kind: unknown target kind '%s' (known: %s)", ini->file,
-                 line_of(ini, "target", "kind"), sc->target.kind, backend_kinds());
+                 scenario_line_of(ini, "target", "kind"), sc->target.kind, backend_kinds());
         return -1;
     }
     const struct backend_ops *o = sc->backend;
@@ -444,7 +444,7 @@ static int resolve_kinds(struct binding *b, char *err, size_t n)
     int rc = 0;
     for (unsigned i = 0; i < b->ndeferred; i++)
         if (bind_deferred(b, b->deferred_section[i], b->deferred[i], err, n) != 0) {
-            note(b->errs, err); /* each one: the others are checked too */
+            scenario_note(b->errs, err); /* each one: the others are checked too */
             rc = -1;
         }
     if (rc != 0)
@@ -489,8 +489,8 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
 {
     memset(sc, 0, sizeof *sc);
     snprintf(sc->file, sizeof sc->file, "%s", file);
-    struct key_table t = general_keys(S_SCENARIO), tt = general_keys(S_TARGET),
-                     wt = general_keys(S_WORKLOAD), lt = general_keys(S_LAB);
+    struct key_table t = scenario_general_keys(S_SCENARIO), tt = scenario_general_keys(S_TARGET),
+                     wt = scenario_general_keys(S_WORKLOAD), lt = scenario_general_keys(S_LAB);
     if (key_defaults(sc, t.keys, t.n, err, errlen) != 0 ||
         key_defaults(sc, tt.keys, tt.n, err, errlen) != 0 ||
         key_defaults(sc, wt.keys, wt.n, err, errlen) != 0 ||
@@ -514,21 +514,21 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
     *b = (struct binding){.ini = &ini, .sc = sc, .errs = &errs};
     if (bind_sections(b, one, sizeof one) == 0 && resolve_kinds(b, one, sizeof one) != 0 &&
         one[0])
-        note(&errs, one);
+        scenario_note(&errs, one);
     if (!errs.n) {
         if (!sc->name[0])
             name_from_file(file, sc->name, sizeof sc->name);
         derive(sc);
-        if (check_kind(sc, &ini, one, sizeof one) != 0)
-            note(&errs, one);
-        check_workload(sc, &ini, &errs);
-        check_faults(sc, file, &errs);
-        if (check_cluster(sc, &ini, one, sizeof one) != 0)
-            note(&errs, one);
+        if (scenario_check_kind(sc, &ini, one, sizeof one) != 0)
+            scenario_note(&errs, one);
+        scenario_check_workload(sc, &ini, &errs);
+        scenario_check_faults(sc, file, &errs);
+        if (scenario_check_cluster(sc, &ini, one, sizeof one) != 0)
+            scenario_note(&errs, one);
     }
     free(b);
     ini_free(&ini);
-    return noted(&errs);
+    return scenario_noted(&errs);
 }
 
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
@@ -543,7 +543,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 
 bool scenario_lab_places(const struct scenario *sc)
 {
-    return lab_serves(sc) && !sc->target.located;
+    return scenario_lab_serves(sc) && !sc->target.located;
 }
 
 int scenario_use_lab(struct scenario *sc, const struct lab *lab, unsigned client, char *err,

@@ -28,21 +28,22 @@ extern const char *const section_names[S_COUNT];
 /* --- scenario_keys.c --- */
 
 /* The section of that name, or -1. */
-int section_of(const char *type);
+int scenario_section_of(const char *type);
 
 /* The general keys of a section (the kinds' own come from kind_keys). */
-struct key_table general_keys(int section);
+struct key_table scenario_general_keys(int section);
 
 /* The i-th table of a kind's own keys for section, and its owner (the
  * kind's name); false past the last. */
-bool kind_keys(int section, unsigned i, struct key_table *t, const char **owner);
+bool scenario_kind_keys(int section, unsigned i, struct key_table *t, const char **owner);
 
 /* "; did you mean 'depth'? (known keys: ...)" for an unknown key. */
-void unknown_key_hint(int section, const char *key, char *out, size_t n);
+void scenario_unknown_key_hint(int section, const char *key, char *out, size_t n);
 
 /* The kinds that declare key in a section: "iscsi" or "iscsi, files";
  * the first one's definition in *def.  "" when none does. */
-void owners_of(int section, const char *key, char *out, size_t n, const struct key_def **def);
+void scenario_owners_of(int section, const char *key, char *out, size_t n,
+                        const struct key_def **def);
 
 /* --- scenario_check.c: every mistake, not only the first --- */
 
@@ -54,30 +55,31 @@ struct errlist {
     unsigned n;
 };
 
-void note(struct errlist *e, const char *msg);
+void scenario_note(struct errlist *e, const char *msg);
 
 /* The list into err; -1 when it holds anything. */
-int noted(struct errlist *e);
+int scenario_noted(struct errlist *e);
 
 /* --- scenario_expect.c --- */
 
 /* One line of [expect] (fault < 0) or an expect_* key of a fault. */
-int add_expectation(const struct ini *ini, struct scenario *sc, int fault,
-                    const struct ini_entry *e, char *err, size_t n);
+int scenario_add_expectation(const struct ini *ini, struct scenario *sc, int fault,
+                             const struct ini_entry *e, char *err, size_t n);
 
 /* --- scenario_check.c: after binding --- */
 
 /* Line of key in the first section of that type (the section's line when
  * the key is absent), for messages about combinations. */
-int line_of(const struct ini *ini, const char *section, const char *key);
+int scenario_line_of(const struct ini *ini, const char *section, const char *key);
 
 /* Whether the scenario's lab gives places to its target's kind (more than
  * one kind of lab serves "files"). */
-bool lab_serves(const struct scenario *sc);
+bool scenario_lab_serves(const struct scenario *sc);
 
-int check_kind(struct scenario *sc, const struct ini *ini, char *err, size_t n);
-void check_workload(const struct scenario *sc, const struct ini *ini, struct errlist *errs);
-void check_faults(const struct scenario *sc, const char *file, struct errlist *errs);
-int check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n);
+int scenario_check_kind(struct scenario *sc, const struct ini *ini, char *err, size_t n);
+void scenario_check_workload(const struct scenario *sc, const struct ini *ini,
+                             struct errlist *errs);
+void scenario_check_faults(const struct scenario *sc, const char *file, struct errlist *errs);
+int scenario_check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n);
 
 #endif

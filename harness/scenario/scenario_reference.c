@@ -15,13 +15,13 @@
 /* Every key of a section once, the general ones first. */
 static void print_keys(FILE *out, int section)
 {
-    struct key_table general = general_keys(section);
+    struct key_table general = scenario_general_keys(section);
     char printed[2048] = " ";
     for (unsigned i = 0; i < general.n; i++)
         key_print(out, &general.keys[i]);
     struct key_table t;
     const char *owner;
-    for (unsigned k = 0; kind_keys(section, k, &t, &owner); k++)
+    for (unsigned k = 0; scenario_kind_keys(section, k, &t, &owner); k++)
         for (unsigned i = 0; i < t.n; i++) {
             char word[48];
             snprintf(word, sizeof word, " %s ", t.keys[i].name);
