@@ -1,5 +1,5 @@
 /* run — see run.h. */
-#include "run.h"
+#include "run_parts.h"
 #include "repeat.h"
 
 #include <errno.h>
@@ -24,54 +24,6 @@
 #include "../workloads/engine.h"
 #include "../workloads/journal.h"
 #include "../workloads/verify.h"
-#include "client_result.h"
-#include "clients.h"
-#include "conclude.h"
-#include "crew.h"
-#include "events.h"
-#include "evidence.h"
-#include "gather.h"
-#include "heal.h"
-#include "lab/lab.h"
-#include "launch.h"
-#include "manifest.h"
-#include "report/report.h"
-#include "resources.h"
-#include "rundir.h"
-#include "scenario/scenario.h"
-#include "timeline.h"
-
-/* First SIGINT/SIGTERM: end the workload early, still flush, sweep and
- * report.  Second: also cut the sweep short.  (During `verify` the first
- * one ends the pass.) */
-static volatile sig_atomic_t stop_workload, stop_sweep;
-static volatile sig_atomic_t stop_signal; /* the first one: the exit status is 128 + it */
-
-static void on_signal(int sig)
-{
-    if (stop_workload)
-        stop_sweep = 1;
-    else
-        stop_signal = sig;
-    stop_workload = 1;
-}
-
-/* The signal that cut the run short, or 0: the workload ended early, or
- * a second signal cut the sweep (one during the sweep lets it finish). */
-static int cut_short_by(bool workload_cut)
-{
-    return workload_cut || stop_sweep ? (stop_signal ? stop_signal : SIGTERM) : 0;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 static uint64_t random64(void)
 {
@@ -98,7 +50,7 @@ static void start_faults(void *ctx, uint64_t t0)
         fprintf(stderr, "faultline: %s; no resources.csv\n", err);
     if (s->tl && timeline_start(s->tl, t0, err, sizeof err) != 0) {
         fprintf(stderr, "faultline: %s\n", err);
-        stop_workload = 1; /* no half run: end at once, still report */
+        run_stop_workload = 1; /* no half run: end at once, still report */
     }
 }
 
@@ -110,53 +62,6 @@ static void finish_faults(void *ctx)
     timeline_finish(s->tl);
     if (s->res)
         resources_stop(s->res);
-}
-
-/* One `faultline run`: what its steps share. */
-struct run {
-    const struct run_opts *o;
-    struct scenario sc;
-    char dir[PATH_MAX];
-    char own_dir[PATH_MAX + 32]; /* DIR, or DIR/client-R with several clients */
-    struct run_meta base;
-    struct event_log events;
-    bool events_open;
-    struct lab lab;
-    bool have_lab, lab_created;
-    struct storage storage; /* what the run knows of its storage: the lab's, or [cluster]'s */
-    bool have_storage;
-    struct lab_place place; /* where the lab's target is, when it gives the target its place */
-    bool placed;
-    struct crew crew;
-    struct timeline *tl;    /* rank 0 (or alone) only */
-    struct resources *res;  /* rank 0 (or alone) only; NULL when it cannot sample */
-    struct heal_watch heal;
-    bool watching, abandoned;
-    struct evidence evidence;     /* a look at the replicas at early findings */
-    const char *replicas[LAB_MAX_HOSTS];
-    /* a run over several clients: the MPI job, and the exchange with rank 0 */
-    struct ranks mpi;
-    struct clients cl;
-    bool multi;             /* more than one rank */
-    bool clean_exit;        /* every rank took part to the end: MPI_Finalize */
-};
-
-static bool is_rank0(const struct run *r)
-{
-    return r->mpi.rank == 0;
-}
-
-static void say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct run *r, const char *fmt, ...)
-{
-    if (r->o->quiet || !is_rank0(r))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "faultline: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
 }
 
 /* Rank r learns the run from rank 0, then loads the same scenario. */
@@ -221,7 +126,7 @@ static int client_dir_link(struct run *r, char *err, size_t errlen)
  * (rank r: what rank 0 says, and its own directory DIR/client-R). */
 static int run_setup(struct run *r, char *err, size_t errlen)
 {
-    if (r->multi && !is_rank0(r)) {
+    if (r->multi && !run_is_rank0(r)) {
         if (rank_setup(r, err, errlen) != 0)
             return -1;
     } else {
@@ -248,19 +153,19 @@ static int run_setup(struct run *r, char *err, size_t errlen)
                      "clients yet (%u ranks): the other clients could not be told of the cut "
                      "while the workload runs", r->sc.file, r->sc.faults[i].line,
                      r->sc.faults[i].name, ranks);
-            if (!is_rank0(r))
+            if (!run_is_rank0(r))
                 clients_failed(&r->cl, err);
             return -1;
         }
     crew_client_dir(r->dir, ranks, (unsigned)r->mpi.rank, r->own_dir, sizeof r->own_dir);
     if (ranks > 1 && r->o->client_dir && client_dir_link(r, err, errlen) != 0) {
-        if (!is_rank0(r))
+        if (!run_is_rank0(r))
             clients_failed(&r->cl, err);
         return -1;
     }
     if (mkdir_p(r->own_dir, err, errlen) != 0 ||
         events_open(&r->events, r->own_dir, 1, 0, err, errlen) != 0) {
-        if (r->multi && !is_rank0(r))
+        if (r->multi && !run_is_rank0(r))
             clients_failed(&r->cl, err);
         return -1;
     }
@@ -272,138 +177,6 @@ static int run_setup(struct run *r, char *err, size_t errlen)
     r->sc.target.ranks = ranks;
     r->sc.target.cross_reads = ranks > 1 && r->sc.workload.cross_pct > 0;
     return 0;
-}
-
-/* The storage the run is against, known as a lab knows its own: the
- * lab's, or the [cluster]'s, whose CLI is asked on its via host over ssh. */
-static void run_storage(struct run *r)
-{
-    if (r->have_lab) {
-        r->have_storage = lab_storage(&r->lab, &r->storage);
-        return;
-    }
-    const struct host_spec *via = scenario_cluster_via(&r->sc);
-    if (!via)
-        return;
-    const struct cluster_spec *c = &r->sc.cluster;
-    storage_over_ssh(&r->storage, c->kind, c->volume, via->name, &via->via);
-    r->have_storage = true;
-    say(r, "the cluster: %s%s%s, its %s CLI asked %s", c->kind->what, c->volume[0] ? " " : "",
-        c->volume, c->kind->cli, r->storage.where);
-}
-
-/* What the storage is called in messages: the lab's volume (filesystem),
- * the [cluster]'s volume, or "the cluster". */
-static const char *storage_name(const struct run *r)
-{
-    return r->have_lab ? r->place.name : r->storage.volume[0] ? r->storage.volume : "the cluster";
-}
-
-/* The embedded lab, if the scenario asks for it; the target takes the
- * place the lab has for it.  A run over several clients uses the lab that
- * is up (`faultline run` brings it up before it starts mpirun).  Then the
- * storage the run is against (run_storage). */
-static int run_lab_up(struct run *r, char *err, size_t errlen)
-{
-    const struct lab_kind *k = r->sc.lab;
-    if (!k) {
-        run_storage(r);
-        return 0;
-    }
-    char why[2048];
-    if (r->multi) {
-        char prefix[16];
-        if (!is_rank0(r))
-            snprintf(prefix, sizeof prefix, "%s", r->base.lab_prefix);
-        else if (lab_prefix(r->sc.lab_opts.prefix, prefix, sizeof prefix, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s", why);
-            return -1;
-        }
-        if (lab_load(k, prefix, &r->lab, why, sizeof why) != 0) {
-            snprintf(err, errlen, "a run over several clients uses a %s lab that is up: %s", k->name,
-                     why);
-            return -1;
-        }
-    } else {
-        say(r, "bringing up the %s lab", k->name);
-        if (lab_up(k, &r->sc.lab_opts, &r->lab, &r->lab_created, why, sizeof why) != 0) {
-            snprintf(err, errlen, "lab up %s: %s", k->name, why);
-            return -1;
-        }
-    }
-    r->have_lab = true;
-    snprintf(r->base.lab_prefix, sizeof r->base.lab_prefix, "%s", r->lab.prefix);
-    /* a rank in a client host works through that host's place of the target */
-    unsigned client = r->multi ? lab_client_of_self(&r->lab) : 0;
-    lab_place_for(&r->lab, client, &r->place);
-    char detail[2400];
-    snprintf(detail, sizeof detail, "%s lab %s (prefix %s), %s",
-             r->lab_created ? "brought up" : "found up", k->name, r->lab.prefix, r->place.desc);
-    events_emit(&r->events, 0, "lab-up", NULL, detail);
-    r->placed = scenario_lab_places(&r->sc);
-    run_storage(r);
-    return scenario_use_lab(&r->sc, &r->lab, client, err, errlen);
-}
-
-/* What a corrupt fault may write to when it names no path: the file that
- * holds the lab's target, or the target itself. */
-static const char *target_path(const struct run *r)
-{
-    if (r->placed && r->place.backing[0])
-        return r->place.backing;
-    return r->sc.target.path[0] ? r->sc.target.path : NULL;
-}
-
-/* Storage that heals (a replicated volume, a cluster that recovers), a
- * lab's or a [cluster]'s: watched from the start. */
-static void heal_start(struct run *r)
-{
-    if (!r->have_storage || !r->storage.kind->heal || !is_rank0(r))
-        return;
-    char err[512];
-    if (heal_watch_start(&r->heal, &r->storage, err, sizeof err) == 0)
-        r->watching = true;
-    else
-        fprintf(stderr, "faultline: %s; %s times are not measured\n", err,
-                r->storage.kind->heal->word);
-}
-
-/* After the workload: wait for the heal (recovery), then each fault's. */
-static void heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns)
-{
-    if (!r->watching || r->crew.abandoned)
-        return;
-    const struct storage_heal *h = r->storage.kind->heal;
-    say(r, "waiting (at most %.0f s) for %s to %s", (double)r->sc.heal_wait_ns / 1e9,
-        storage_name(r), h->word);
-    heal_watch_finish(&r->heal, r->sc.heal_wait_ns);
-    char detail[1024], last[700];
-    if (heal_watch_healed(&r->heal)) {
-        snprintf(detail, sizeof detail, "%s is whole: %s", storage_name(r), h->whole);
-    } else {
-        heal_watch_last(&r->heal, last, sizeof last);
-        snprintf(detail, sizeof detail, "%.200s did not %s within heal_wait (%s)", storage_name(r),
-                 h->word, last);
-        say(r, "%s", detail);
-    }
-    events_emit(&r->events, 0, h->word, NULL, detail);
-    for (unsigned i = 0; recov && i < r->tl->n; i++) {
-        if (!recov[i].injected || recov[i].clear_failed)
-            continue; /* (no clear to measure from: its clear failed) */
-        /* from the clear: the server is back and healing can start */
-        uint64_t clear = recov[i].lasting ? recov[i].clear_ns : end_ns;
-        /* whole until the next fault's inject, which may undo it */
-        uint64_t until = UINT64_MAX;
-        for (unsigned k = 0; k < r->tl->n; k++)
-            if (recov[k].injected && recov[k].inject_ns > clear &&
-                r->crew.t0 + recov[k].inject_ns < until)
-                until = r->crew.t0 + recov[k].inject_ns;
-        recov[i].heal_measured = true;
-        recov[i].heal_word = h->word;
-        recov[i].heal_whole = h->whole;
-        recov[i].healed =
-            heal_watch_time(&r->heal, r->crew.t0 + clear, until, &recov[i].heal_s);
-    }
 }
 
 /* Rank r tells rank 0 when its workload is over (faults are being
@@ -427,35 +200,15 @@ static void rank_progress(void *ctx)
     clients_progress(&r->cl, text);
 }
 
-static void take_evidence(void *ctx, const struct finding *f, uint64_t t_ns)
-{
-    struct run *r = ctx;
-    evidence_take(&r->evidence, f, (unsigned long long)t_ns);
-}
-
-/* On a lab that keeps replicas, alone on it: the replicas looked at, at
- * the first findings (evidence.h). */
-static void watch_replicas(struct run *r)
-{
-    if (!r->tl || r->multi || !r->tl->fault_lab.replica)
-        return;
-    struct evidence *e = &r->evidence;
-    *e = (struct evidence){.lab = &r->tl->fault_lab, .replicas = r->replicas,
-                           .backend = r->sc.backend, .target = &r->sc.target,
-                           .events = &r->events, .run_id = r->base.run_id};
-    for (unsigned i = 1; i < r->lab.nhosts; i++) /* hosts[0] is the client */
-        r->replicas[e->nreplicas++] = r->lab.hosts[i].name;
-    snprintf(e->path, sizeof e->path, "%s/evidence.txt", r->dir);
-    r->crew.on_finding = take_evidence;
-    r->crew.on_finding_ctx = r;
-}
-
 /* The crew and the faults, ready to start; -1 with err. */
 static int run_prepare(struct run *r, char *err, size_t errlen)
 {
-    r->crew = (struct crew){.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                            .events = &r->events, .quiet = r->o->quiet || !is_rank0(r),
-                            .t0 = mono_ns(), .rank = r->mpi.rank,
+    r->crew = (struct crew){.stop_workload = &run_stop_workload,
+                            .stop_sweep = &run_stop_sweep,
+                            .events = &r->events,
+                            .quiet = r->o->quiet || !run_is_rank0(r),
+                            .t0 = mono_ns(),
+                            .rank = r->mpi.rank,
                             .ranks = (unsigned)r->mpi.size};
     if (r->multi) {
         r->crew.time_zero = clients_time_zero;
@@ -466,15 +219,15 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
         return -1;
     }
     if (crew_prepare_run(&r->crew, &r->sc, r->dir, &r->base, err, errlen) != 0 ||
-        (is_rank0(r) &&
-         timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir, &r->events,
-                          target_path(r), r->crew.capacity, r->base.run_id, err, errlen) != 0)) {
+        (run_is_rank0(r) && timeline_prepare(r->tl, &r->sc, r->have_lab ? &r->lab : NULL, r->dir,
+                                             &r->events, run_target_path(r), r->crew.capacity,
+                                             r->base.run_id, err, errlen) != 0)) {
         crew_discard(&r->crew); /* a refusal leaves no target file it made */
         crew_close(&r->crew);
         crew_free(&r->crew);
         return -1;
     }
-    if (!is_rank0(r)) { /* rank 0 owns the timeline */
+    if (!run_is_rank0(r)) { /* rank 0 owns the timeline */
         free(r->tl);
         r->tl = NULL;
     } else if ((r->res = malloc(sizeof *r->res)) &&
@@ -485,14 +238,14 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
         free(r->res);
         r->res = NULL;
     }
-    if (r->multi && is_rank0(r)) {
+    if (r->multi && run_is_rank0(r)) {
         struct clients_hello h = {.run_id = r->base.run_id, .seed = r->base.seed,
                                   .start_wall_ns = r->base.start_wall_ns};
         snprintf(h.dir, sizeof h.dir, "%s", r->dir);
         snprintf(h.lab_prefix, sizeof h.lab_prefix, "%s", r->base.lab_prefix);
         clients_hello(&r->cl, &h);
     }
-    watch_replicas(r);
+    run_watch_replicas(r);
     return 0;
 }
 
@@ -523,7 +276,6 @@ static void fault_timing(struct report *rep, const struct timeline *tl)
     }
 }
 
-
 /* Rank 0 after its own sweep: every rank's result, the cross reads judged
  * by their owners, and one report over all of them. */
 static int finish_rank0(struct run *r, struct report *rep, struct recovery *recov)
@@ -536,7 +288,7 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
     client_result_of(&cl->c[0].res, 0, crew, NULL);
     cl->c[0].have_res = true;
     cl->c[0].state = CLIENT_REPORTED;
-    say(r, "gathering the results of %u clients", cl->n);
+    run_say(r, "gathering the results of %u clients", cl->n);
     /* A rank that has not reported by the end of the run (its duration, or
      * rank 0's own sweep when that ends later) plus grace is lost. */
     uint64_t end = crew->t0 + r->sc.duration_ns;
@@ -593,9 +345,9 @@ static int finish_rank0(struct run *r, struct report *rep, struct recovery *reco
         rep->interrupted |= x->interrupted;
     }
     if (rep->interrupted && !rep->interrupt_signal) /* a rank's own signal */
-        rep->interrupt_signal = cut_short_by(true);
+        rep->interrupt_signal = run_cut_short_by(true);
     conclude_analyse(rep, crew, &all.series, r->tl, recov);
-    heal_finish(r, recov, rep->end_ns);
+    run_heal_finish(r, recov, rep->end_ns);
     r->abandoned = crew->abandoned;
     int code = conclude_finish(rep, crew, &r->events);
     launch_save_status(r->dir, code); /* mpirun may not pass our status on */
@@ -634,34 +386,6 @@ static int finish_rank(struct run *r)
     return code;
 }
 
-/* What the storage's servers logged during the run (storage_kind.happened:
- * a lab's or a [cluster]'s) joins the timeline as path events, at the
- * times they logged it. */
-struct saw_ctx {
-    struct event_log *log;
-    int64_t t0_wall_ns;
-};
-
-static void saw(void *ctx, uint64_t wall_ns, const char *event, const char *where,
-                const char *detail)
-{
-    struct saw_ctx *c = ctx;
-    struct event e = {.t_ns = (int64_t)wall_ns - c->t0_wall_ns};
-    snprintf(e.event, sizeof e.event, "%s", event);
-    snprintf(e.portal, sizeof e.portal, "%s", where);
-    snprintf(e.detail, sizeof e.detail, "%s", detail);
-    events_add_from(c->log, &e, -1);
-}
-
-static void lab_happenings(struct run *r)
-{
-    if (!r->have_storage || !r->storage.kind->happened || !r->events.t0_known)
-        return;
-    uint64_t t0_wall = wall_ns() - (mono_ns() - r->events.t0);
-    struct saw_ctx c = {.log = &r->events, .t0_wall_ns = (int64_t)t0_wall};
-    r->storage.kind->happened(&r->storage, t0_wall, saw, &c);
-}
-
 /* The workload with its faults, the sweep, the analysis, the reports. */
 static int run_workload(struct run *r)
 {
@@ -669,13 +393,15 @@ static int run_workload(struct run *r)
     struct timeline *tl = r->tl;
     struct crew *crew = &r->crew;
     if (r->multi)
-        say(r, "%s on %s, %u clients of %u worker%s each, %u fault%s, for %.1f s; run directory "
-            "%s", sc->name, crew->desc, r->cl.n, crew->n, crew->n == 1 ? "" : "s",
-            tl ? tl->n : 0, tl && tl->n == 1 ? "" : "s", (double)sc->duration_ns / 1e9, r->dir);
+        run_say(r,
+                "%s on %s, %u clients of %u worker%s each, %u fault%s, for %.1f s; run directory "
+                "%s",
+                sc->name, crew->desc, r->cl.n, crew->n, crew->n == 1 ? "" : "s", tl ? tl->n : 0,
+                tl && tl->n == 1 ? "" : "s", (double)sc->duration_ns / 1e9, r->dir);
     else
-        say(r, "%s on %s, %u worker%s, %u fault%s, for %.1f s; run directory %s", sc->name,
-            crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
-            (double)sc->duration_ns / 1e9, r->dir);
+        run_say(r, "%s on %s, %u worker%s, %u fault%s, for %.1f s; run directory %s", sc->name,
+                crew->desc, crew->n, crew->n == 1 ? "" : "s", tl->n, tl->n == 1 ? "" : "s",
+                (double)sc->duration_ns / 1e9, r->dir);
     /* Time zero is the start of the workload: faults count from there. */
     struct start_ctx sctx = {.tl = tl, .events = &r->events, .res = r->res};
     if (tl)
@@ -690,19 +416,19 @@ static int run_workload(struct run *r)
         crew->between = rank_progress;
         crew->between_ctx = r;
     }
-    heal_start(r);
+    run_heal_start(r);
     crew_run(crew);
     report_room(r, false); /* the workload and its journal are done: now the reports */
-    if (!is_rank0(r))
+    if (!run_is_rank0(r))
         return finish_rank(r);
-    lab_happenings(r);
+    run_lab_happenings(r);
     struct run_meta meta = crew->w[0].meta;
     meta.nblocks = meta.total_blocks;
     struct report rep = conclude_report("run", r->dir, sc, &meta, crew);
     rep.io = &crew->io;
     rep.sweep = crew->error ? NULL : &crew->sweep;
-    rep.interrupted = cut_short_by(crew->interrupted) != 0;
-    rep.interrupt_signal = cut_short_by(crew->interrupted);
+    rep.interrupted = run_cut_short_by(crew->interrupted) != 0;
+    rep.interrupt_signal = run_cut_short_by(crew->interrupted);
     rep.journal_stalls = crew->journal_stalls;
     rep.checkpoints = crew->checkpoints;
     rep.doubtful_writes = crew->doubtful_writes;
@@ -725,7 +451,7 @@ static int run_workload(struct run *r)
     rep.manifest = man;
     struct recovery *recov = calloc(tl->n ? tl->n : 1, sizeof *recov);
     if (!recov) {
-        heal_finish(r, NULL, 0);
+        run_heal_finish(r, NULL, 0);
         fprintf(stderr, "faultline: out of memory\n");
         if (r->multi)
             r->clean_exit = clients_done(&r->cl, 2);
@@ -739,7 +465,7 @@ static int run_workload(struct run *r)
         code = finish_rank0(r, &rep, recov);
     } else {
         conclude_analyse(&rep, crew, &crew->series, tl, recov);
-        heal_finish(r, recov, rep.end_ns);
+        run_heal_finish(r, recov, rep.end_ns);
         r->abandoned = crew->abandoned;
         code = conclude_finish(&rep, crew, &r->events);
     }
@@ -773,8 +499,8 @@ static int run_teardown(struct run *r, int code)
                 code = 2;
         }
     } else if (r->have_lab && !r->multi && !getenv(REPEAT_ENV)) {
-        say(r, "the %s lab (prefix %s) stays up; `faultline lab down %s` removes it", kind,
-            r->lab.prefix, kind);
+        run_say(r, "the %s lab (prefix %s) stays up; `faultline lab down %s` removes it", kind,
+                r->lab.prefix, kind);
     }
     if (r->abandoned || (r->multi && !r->clean_exit)) {
         /* Workers are still parked in calls to a target that never answered
@@ -810,12 +536,12 @@ static bool survives_lost_ranks(void)
 static void run_refused(struct run *r, const char *why)
 {
     char err[FL_ERRLEN];
-    if (is_rank0(r) && r->dir[0] && report_write_refusal(r->dir, &r->sc, why, err,
-                                                         sizeof err) != 0)
+    if (run_is_rank0(r) && r->dir[0] &&
+        report_write_refusal(r->dir, &r->sc, why, err, sizeof err) != 0)
         fprintf(stderr, "faultline: %s\n", err);
     if (!r->multi)
         return;
-    if (is_rank0(r)) {
+    if (run_is_rank0(r)) {
         launch_save_status(r->dir, 2);
         clients_done(&r->cl, 2);
     } else {
@@ -850,7 +576,7 @@ int cmd_run(const struct run_opts *o)
         return 2;
     }
     r->multi = r->mpi.size > 1;
-    if (r->multi && is_rank0(r) && !survives_lost_ranks())
+    if (r->multi && run_is_rank0(r) && !survives_lost_ranks())
         fprintf(stderr, "faultline: note: mpirun ends the whole job when one rank dies, before "
                 "rank 0 can name it lost and report; start it with --enable-recovery\n");
     if (!r->mpi.mpi) {
@@ -867,16 +593,16 @@ int cmd_run(const struct run_opts *o)
     /* Before the run directory shows: a repeat forwards its SIGINT as soon
      * as a repetition's events.jsonl exists, and the repetition must still
      * report (it ends its workload at once). */
-    install_signals();
+    run_install_signals();
     if (run_setup(r, err, sizeof err) != 0) {
-        if (r->multi && !is_rank0(r))
+        if (r->multi && !run_is_rank0(r))
             fprintf(stderr, "faultline: rank %d: %s\n", r->mpi.rank, err);
         else
             fprintf(stderr, "faultline: %s\n", err);
         if (r->events_open)
             events_close(&r->events);
         if (r->multi) {
-            if (is_rank0(r))
+            if (run_is_rank0(r))
                 clients_done(&r->cl, 2);
             fflush(stdout);
             fflush(stderr);
@@ -897,170 +623,4 @@ int cmd_run(const struct run_opts *o)
     code = run_teardown(r, code);
     free(r);
     return code;
-}
-
-/* The run went to the lab's LUN or volume: it must still be there, and the
- * target takes its place again. */
-static int use_lab_again(struct scenario *sc, const char *dir, unsigned ranks)
-{
-    char err[FL_ERRLEN], w0[PATH_MAX + 64], client[PATH_MAX + 32];
-    struct run_meta m;
-    crew_client_dir(dir, ranks, 0, client, sizeof client);
-    snprintf(w0, sizeof w0, "%s/worker-0", client);
-    if (state_read_meta(w0, &m, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return -1;
-    }
-    struct lab *lab = malloc(sizeof *lab);
-    if (!lab) {
-        fprintf(stderr, "faultline: out of memory\n");
-        return -1;
-    }
-    int rc = lab_load(sc->lab, m.lab_prefix, lab, err, sizeof err);
-    if (rc != 0)
-        fprintf(stderr, "faultline: the run used the embedded %s lab (prefix %s): %s; its storage "
-                        "went with it\n", sc->lab->name, m.lab_prefix, err);
-    else if ((rc = scenario_use_lab(sc, lab, 0, err, sizeof err)) != 0)
-        fprintf(stderr, "faultline: %s\n", err);
-    free(lab);
-    return rc;
-}
-
-/* Whether the run in dir never started (its report says so, and why):
- * there is nothing to verify. */
-static bool never_started(const char *dir, char *why, size_t n)
-{
-    char path[PATH_MAX + 32], e[256];
-    snprintf(path, sizeof path, "%s/report.json", dir);
-    struct jv *rep = NULL;
-    bool started = true;
-    if (access(path, F_OK) != 0 || jv_load(path, &rep, e, sizeof e) != 0)
-        return false; /* a crashed run has no report: verify is what it needs */
-    if (jv_bool(jv_get(rep, "started"), &started) && !started) {
-        const char *err = jv_str(jv_get(rep, "error"));
-        snprintf(why, n, "the run in %s never started (%s): there is nothing to verify", dir,
-                 err ? err : "its report says why");
-    }
-    jv_free(rep);
-    return !started;
-}
-
-int cmd_verify(const char *dir, bool quiet)
-{
-    char err[FL_ERRLEN], path[PATH_MAX + 32];
-    struct scenario sc;
-    snprintf(path, sizeof path, "%s/scenario.scn", dir);
-    if (access(path, R_OK) != 0) {
-        fprintf(stderr, "faultline: %s is not a run directory (no scenario.scn: %s)\n", dir,
-                strerror(errno));
-        return 2;
-    }
-    if (scenario_load(path, &sc, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    if (never_started(dir, err, sizeof err)) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    char rep1[PATH_MAX + 32], own[PATH_MAX + 32];
-    snprintf(rep1, sizeof rep1, "%s/rep-1", dir);
-    snprintf(own, sizeof own, "%s/worker-0", dir);
-    if (access(rep1, F_OK) == 0 && access(own, F_OK) != 0) {
-        fprintf(stderr, "faultline: %s holds the repetitions of a repeat, each a run of its own: "
-                "verify one of them (faultline verify %s/rep-K; the target holds the last one's "
-                "data)\n", dir, dir);
-        return 2;
-    }
-    unsigned ranks;
-    if (crew_run_ranks(dir, &ranks, err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    /* every client's share, each file tree subtree */
-    sc.target.rank = -1;
-    sc.target.ranks = ranks;
-    if (scenario_lab_places(&sc) && use_lab_again(&sc, dir, ranks) != 0)
-        return 2;
-    struct event_log events;
-    if (events_open(&events, dir, 0, mono_ns(), err, sizeof err) != 0) {
-        fprintf(stderr, "faultline: %s\n", err);
-        return 2;
-    }
-    struct crew crew = {.stop_workload = &stop_workload, .stop_sweep = &stop_sweep,
-                        .events = &events, .quiet = quiet};
-    if (crew_prepare_verify(&crew, &sc, dir, err, sizeof err) != 0) {
-        events_close(&events);
-        fprintf(stderr, "faultline: %s\n", err);
-        crew_close(&crew);
-        crew_free(&crew);
-        return 2;
-    }
-    if (!quiet)
-        fprintf(stderr, "faultline: verifying %s (%s) from %s%s\n", sc.target.path, crew.desc,
-                dir, crew.state_final ? "" : "; the run did not end cleanly, so writes not yet "
-                                             "durable are allowed either way");
-    install_signals();
-    /* Times in the report are seconds since the original run started. */
-    struct run_meta meta = crew.w[0].meta;
-    if (meta.name[0])
-        snprintf(sc.name, sizeof sc.name, "%s", meta.name); /* the copy is named scenario.scn */
-    meta.nblocks = meta.total_blocks;
-    crew.t0 = mono_ns() - (wall_ns() - meta.start_wall_ns);
-    events_set_t0(&events, crew.t0);
-    crew_verify(&crew);
-    if (crew_verify_refusal(&crew, err, sizeof err) != 0) {
-        events_close(&events);
-        fprintf(stderr, "faultline: %s\n", err);
-        crew_close(&crew);
-        crew_free(&crew);
-        return 2;
-    }
-    struct report rep = conclude_report("verify", dir, &sc, &meta, &crew);
-    struct report_cross cross;
-    if (ranks > 1 && sc.workload.cross_pct)
-        rep.cross = gather_verify_cross(&crew, dir, ranks, &cross);
-    rep.io = &crew.sweep;
-    rep.meta_streams = crew.meta; /* the names' check, and how each model was rebuilt */
-    rep.nmeta = crew.nmeta;
-    rep.interrupt_signal = stop_workload ? (stop_signal ? stop_signal : SIGTERM) : 0;
-    rep.interrupted = rep.interrupt_signal != 0;
-    rep.state_final = crew.state_final;
-    rep.replayed = crew.replayed;
-    struct manifest *man = manifest_gather(&(struct manifest_from){
-        .dir = dir, .sc = &sc, .seed = meta.seed, .be = manifest_backend(&crew),
-        .lab_prefix = meta.lab_prefix});
-    rep.manifest = man;
-    int code = conclude_finish(&rep, &crew, &events);
-    manifest_free(man);
-    events_close(&events);
-    return code;
-}
-
-int cmd_check(const char *file)
-{
-    char err[FL_ERRLEN];
-    struct scenario sc;
-    if (scenario_load(file, &sc, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    char bs[32], size[32];
-    format_size(sc.workload.block_size, bs, sizeof bs);
-    if (sc.target.size)
-        format_size(sc.target.size, size, sizeof size);
-    else
-        snprintf(size, sizeof size, "whole target");
-    char where[PATH_MAX + 64];
-    uint64_t offset;
-    if (scenario_lab_places(&sc))
-        snprintf(where, sizeof where, "%s", sc.lab->serves_what);
-    else
-        sc.backend->where(&sc.target, 0, 0, "", where, sizeof where, &offset);
-    printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s, "
-           "%u expectation%s\n", file, sc.name, sc.target.kind, where, size, bs,
-           sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,
-           sc.workload.depth, (double)sc.duration_ns / 1e9, sc.nfaults, sc.nfaults == 1 ? "" : "s",
-           sc.nexpects, sc.nexpects == 1 ? "" : "s");
-    return 0;
 }
