@@ -9,6 +9,22 @@
 #   faults                      may include lib, faults
 #   harness    (and harness/*/) may include lib, checks, workloads, faults, harness
 #
+# Inside harness/ the rooms are layers too: a file in a room may include its
+# own room and the rooms after it in this order (harness/ROOM/...; a file at
+# the top of harness/, or in a room not listed, is a violation):
+#
+#   cli       the verbs' front door: main, cleanup
+#   run       run, verify, check, repeat, launch; what a run concludes
+#   clients   the exchange between the ranks of a run over several clients
+#   report    every file of a run's report, and the summary of repeats
+#   compare   two reports side by side
+#   live      a run while it runs: the crew of workers, faults on schedule,
+#             events, resources, heal, evidence, the manifest
+#   judge     pass or fail: the verdict from the metrics
+#   scenario  what a scenario file means
+#   lab       the embedded labs
+#   storage   a real cluster's storage ([cluster])
+#
 # Every #include "..." of the *.c and *.h files under those folders (at any
 # depth) is resolved against the directory of the file that has it, `..`
 # taken out; the top folder of the result must be allowed, and the file must
@@ -20,6 +36,16 @@ set -eu
 ROOT=${1:-$(dirname "$0")/..}
 cd "$ROOT" || exit 2
 LAYERS="lib checks workloads faults harness"
+ROOMS="cli run clients report compare live judge scenario lab storage"
+
+room_rank() { # ROOM: its place in $ROOMS (1 = the top), 0 when it is none of them
+    i=0
+    for r in $ROOMS; do
+        i=$((i + 1))
+        [ "$r" != "$1" ] || { echo $i; return; }
+    done
+    echo 0
+}
 
 allowed() { # FOLDER: the folders it may include, comma-separated
     case $1 in
@@ -80,10 +106,33 @@ while IFS="$TAB" read -r file line target; do
         bad=$((bad + 1))
         ;;
     esac
+    # the rooms of harness/
+    if [ "$from" = harness ] && [ "$to" = harness ]; then
+        rest=${file#harness/}
+        case $rest in */*) fr=${rest%%/*} ;; *) fr="" ;; esac
+        rest=${target#harness/}
+        case $rest in */*) tr=${rest%%/*} ;; *) tr="" ;; esac
+        fi=$(room_rank "$fr")
+        ti=$(room_rank "$tr")
+        if [ "$fi" = 0 ] || [ "$ti" = 0 ]; then
+            echo "$file:$line: includes $target: every file of harness/ lives in a room ($ROOMS)"
+            bad=$((bad + 1))
+        elif [ "$ti" -lt "$fi" ]; then
+            echo "$file:$line: harness/$fr includes $target (a room may include only itself and the rooms after it: $ROOMS)"
+            bad=$((bad + 1))
+        fi
+    fi
 done < "$INCLUDES"
 
+# a file at the top of harness/ is in no room
+for f in harness/*.c harness/*.h; do
+    [ -f "$f" ] || continue
+    echo "$f: every file of harness/ lives in a room ($ROOMS)"
+    bad=$((bad + 1))
+done
+
 if [ $bad -gt 0 ]; then
-    echo "layers: $bad of $checked includes break the layering"
+    echo "layers: $bad violations ($checked includes checked)"
     exit 1
 fi
 echo "layers: $checked includes checked, none goes up"
