@@ -34,9 +34,10 @@ FL_VERSION := $(strip $(if $(filter $(CURDIR),$(shell git rev-parse --show-tople
 FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
 
 # Everything but main.c goes into a library that the unit tests link too.
-LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c) \
+LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c faults/*/*.c) \
            $(filter-out harness/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
-HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h harness/*.h harness/*/*.h)
+HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h faults/*/*.h harness/*.h \
+                      harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev

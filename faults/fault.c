@@ -7,7 +7,7 @@
 
 #include "../lib/clock.h"
 #include "../lib/jsonl.h"
-#include "remote.h"
+#include "ssh/remote.h"
 #include "undo.h"
 
 /* Every family, one line each, in the order of the reference. */

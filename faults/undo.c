@@ -20,7 +20,7 @@
 #include "../lib/net.h"
 #include "../lib/nft.h"
 #include "../lib/proc.h"
-#include "remote.h"
+#include "ssh/remote.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "../faults/fault.h"
-#include "../faults/remote.h"
+#include "../faults/ssh/remote.h"
 #include "../faults/undo.h"
 #include "events.h"
 #include "lab/lab.h"

@@ -23,7 +23,7 @@
 #include "../../checks/findings.h"
 #include "../../checks/recovery.h"
 #include "../../faults/fault.h"
-#include "../../faults/remote.h"
+#include "../../faults/ssh/remote.h"
 #include "../../workloads/backend.h"
 #include "../../workloads/journal.h"
 #include "../../workloads/meta.h"

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
 
 #define SCRUB_TIMEOUT_MS 30000
 

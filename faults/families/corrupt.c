@@ -37,10 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/devuse.h"
-#include "../lib/fsutil.h"
-#include "../lib/rng.h"
-#include "fault.h"
+#include "../../lib/devuse.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/rng.h"
+#include "../fault.h"
 
 #define MAX_RANGES 64
 

@@ -14,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/clock.h"
-#include "../lib/fsutil.h"
-#include "../lib/jsonl.h"
-#include "../lib/proc.h"
-#include "../lib/selfid.h"
-#include "fault.h"
-#include "undo.h"
+#include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/jsonl.h"
+#include "../../lib/proc.h"
+#include "../../lib/selfid.h"
+#include "../fault.h"
+#include "../undo.h"
 
 #define AGENT_MAX_FAULTS 256
 #define RESTART_TIMEOUT_MS 30000

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "fault.h"
+#include "../fault.h"
 #include "nftfault.h"
 
 struct loss_params {

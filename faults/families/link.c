@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "../lib/net.h"
-#include "fault.h"
+#include "../../lib/net.h"
+#include "../fault.h"
 #include "links.h"
 
 static const struct key_def link_keys[] = {FAULT_KEY_DURATION, FAULT_KEY_INTERFACE};

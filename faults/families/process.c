@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
 
 #define MAX_PIDS 16
 

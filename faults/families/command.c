@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/net.h"
-#include "fault.h"
+#include "../../lib/net.h"
+#include "../fault.h"
 #include "links.h"
 
 struct switch_params {

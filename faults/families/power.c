@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fault.h"
+#include "../fault.h"
 
 struct power_params {
     uint64_t on_after_ns;

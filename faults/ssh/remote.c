@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/clock.h"
-#include "../lib/jsonl.h"
-#include "../lib/proc.h"
-#include "../lib/selfid.h"
-#include "undo.h"
+#include "../../lib/clock.h"
+#include "../../lib/jsonl.h"
+#include "../../lib/proc.h"
+#include "../../lib/selfid.h"
+#include "../undo.h"
 
 #define HELLO_TIMEOUT_MS 30000   /* ssh's login and, when needed, the copy */
 #define PREPARE_TIMEOUT_MS 30000 /* the family's prepare on the host */

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "fault.h"
+#include "../fault.h"
 #include "nftfault.h"
 
 struct partition_params {

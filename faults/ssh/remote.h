@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/selfid.h"
-#include "fault.h"
+#include "../../lib/selfid.h"
+#include "../fault.h"
 
 /* Where the agent lives on a host that gives no agent_dir: a directory
  * only the ssh user can write to.  Root's (and, with sudo = yes, the

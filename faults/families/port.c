@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "fault.h"
+#include "../fault.h"
 #include "links.h"
 
 struct flap_params {
