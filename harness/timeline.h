@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../faults/fault.h"
+#include "../faults/runtime.h"
 #include "../faults/ssh/remote.h"
 #include "../faults/undo.h"
 #include "events.h"

@@ -7,6 +7,7 @@
 
 #include "../../lib/net.h"
 #include "../fault.h"
+#include "../runtime.h"
 
 #define TBF_LATENCY_US 50000 /* queue at most 50 ms worth, then drop */
 

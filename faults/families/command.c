@@ -7,6 +7,7 @@
 
 #include "../../lib/proc.h"
 #include "../fault.h"
+#include "../runtime.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

@@ -41,6 +41,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/rng.h"
 #include "../fault.h"
+#include "../runtime.h"
 
 #define MAX_RANGES 64
 

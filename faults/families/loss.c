@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../fault.h"
+#include "../runtime.h"
 #include "nftfault.h"
 
 struct loss_params {

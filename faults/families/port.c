@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../fault.h"
+#include "../runtime.h"
 #include "links.h"
 
 struct flap_params {

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../fault.h"
+#include "../runtime.h"
 
 struct power_params {
     uint64_t on_after_ns;

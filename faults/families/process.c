@@ -21,6 +21,7 @@
 
 #include "../../lib/proc.h"
 #include "../fault.h"
+#include "../runtime.h"
 
 #define MAX_PIDS 16
 

@@ -13,6 +13,7 @@
 
 #include "../../lib/proc.h"
 #include "../fault.h"
+#include "../runtime.h"
 
 #define SCRUB_TIMEOUT_MS 30000
 

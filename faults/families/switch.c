@@ -8,6 +8,7 @@
 
 #include "../../lib/net.h"
 #include "../fault.h"
+#include "../runtime.h"
 #include "links.h"
 
 struct switch_params {

@@ -19,7 +19,8 @@
 #include "../../lib/jsonl.h"
 #include "../../lib/proc.h"
 #include "../../lib/selfid.h"
-#include "../fault.h"
+#include "../runtime.h"
+#include "spec.h"
 #include "../undo.h"
 
 #define AGENT_MAX_FAULTS 256

@@ -1,5 +1,6 @@
 /* remote — the controller's side of an agent; see remote.h. */
 #include "remote.h"
+#include "spec.h"
 #include "sshcmd.h"
 
 #include <errno.h>
@@ -1039,6 +1040,7 @@ const struct fault_via fault_via_ssh = {
     .inject = ssh_inject,
     .clear = ssh_clear,
     .describe = ssh_describe,
+    .overwrote = remote_overwrote,
 };
 
 /* --- cleanup of a killed run --- */

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "../../lib/selfid.h"
-#include "../fault.h"
+#include "../runtime.h"
 
 /* Where the agent lives on a host that gives no agent_dir: a directory
  * only the ssh user can write to.  Root's (and, with sudo = yes, the

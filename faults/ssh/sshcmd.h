@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../fault.h"
+#include "../host.h"
 
 #define SSHCMD_MAX_ARGS 64
 

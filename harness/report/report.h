@@ -22,7 +22,7 @@
 #include "../../checks/buckets.h"
 #include "../../checks/findings.h"
 #include "../../checks/recovery.h"
-#include "../../faults/fault.h"
+#include "../../faults/runtime.h"
 #include "../../faults/ssh/remote.h"
 #include "../../workloads/backend.h"
 #include "../../workloads/journal.h"

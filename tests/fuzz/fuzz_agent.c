@@ -1,5 +1,5 @@
 /*
- * fuzz_agent — the agent's line protocol (faults/ssh/agent.h): the input is
+ * fuzz_agent — the agent's line protocol (faults/agent.h): the input is
  * what the controller would write on the agent's stdin, cut into lines as
  * agent_serve cuts them; every line goes through jl_parse (lib/jsonl.c),
  * and a "prepare" through fault_spec_get, which decodes the fault from the
@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../faults/fault.h"
+#include "../../faults/runtime.h"
+#include "../../faults/ssh/spec.h"
 #include "../../lib/jsonl.h"
 #include "fuzz.h"
 
