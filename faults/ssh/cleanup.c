@@ -1,7 +1,7 @@
 /*
- * cleanup — a killed run's agents: the controller's undo log names each
- * one as "agent TAG DEST" (DEST the host's ssh_dest as one line), and
- * `faultline cleanup` has each replay what its run left open there.
+ * cleanup — a killed run's agents: for each "agent TAG DEST" record of the
+ * controller's undo log (record.c), `faultline cleanup` has the agent on
+ * DEST replay what run TAG left open there.
  */
 #include "conn.h"
 
@@ -12,42 +12,6 @@
 #include <unistd.h>
 
 #include "../../lib/jsonl.h"
-
-/* --- the ssh_dest as one line --- */
-
-void remote_dest_encode(const struct ssh_dest *d, char *out, size_t n)
-{
-    snprintf(out, n, "%s|%llu|%s|%s|%d|%s|%llu|%s", d->dest, (unsigned long long)d->port,
-             d->identity, d->known_hosts, d->sudo ? 1 : 0, d->agent_dir,
-             (unsigned long long)d->lease_ns, d->options);
-}
-
-static const char *field(const char *p, char *out, size_t n)
-{
-    size_t len = strcspn(p, "|");
-    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
-    return p[len] ? p + len + 1 : p + len;
-}
-
-int remote_dest_decode(const char *text, struct ssh_dest *d)
-{
-    memset(d, 0, sizeof *d);
-    char num[32];
-    const char *p = field(text, d->dest, sizeof d->dest);
-    p = field(p, num, sizeof num);
-    d->port = strtoull(num, NULL, 10);
-    p = field(p, d->identity, sizeof d->identity);
-    p = field(p, d->known_hosts, sizeof d->known_hosts);
-    p = field(p, num, sizeof num);
-    d->sudo = num[0] == '1';
-    p = field(p, d->agent_dir, sizeof d->agent_dir);
-    p = field(p, num, sizeof num);
-    d->lease_ns = strtoull(num, NULL, 10);
-    snprintf(d->options, sizeof d->options, "%s", p);
-    return d->dest[0] ? 0 : -1;
-}
-
-/* --- cleanup of a killed run --- */
 
 int remote_cleanup(const struct ssh_dest *dest, const char *tag, char *said, size_t saidlen,
                    char *err, size_t errlen)

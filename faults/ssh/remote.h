@@ -105,7 +105,7 @@ unsigned remote_overwrote(const struct fault *f, const uint64_t (**ranges)[2], b
 /* The latest time an agent of r may still clear something by itself. */
 uint64_t remote_last_lease(const struct remote *r);
 
-/* A host's ssh_dest as one undo-log word list, and back. */
+/* A host's ssh_dest as one undo-log word list, and back (record.c). */
 void remote_dest_encode(const struct ssh_dest *d, char *out, size_t n);
 int remote_dest_decode(const char *text, struct ssh_dest *d);
 
@@ -116,5 +116,11 @@ int remote_cleanup(const struct ssh_dest *dest, const char *tag, char *said, siz
                    char *err, size_t errlen);
 
 extern const struct fault_via fault_via_ssh;
+
+/* The "agent" record of undo.h (record.c), registered with undo before
+ * main() runs.  A program links it by this name (the Makefile's
+ * KEEP_KINDS): nothing else names it. */
+struct undo_kind;
+extern const struct undo_kind remote_undo_kind;
 
 #endif
