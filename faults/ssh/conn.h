@@ -10,11 +10,11 @@
 #ifndef FL_CONN_H
 #define FL_CONN_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <limits.h>
 #include <sys/types.h>
 
 #include "../../lib/jsonl.h"

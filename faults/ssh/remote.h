@@ -27,7 +27,19 @@
  * clears it by itself at its planned clear time plus the host's lease.
  *
  * The controller's own undo log names every agent it started ("agent TAG
- * DEST"), so `faultline cleanup` reaches the hosts of a killed run too.
+ * DEST", a kind of record this transport registers with undo), so
+ * `faultline cleanup` reaches the hosts of a killed run too.
+ *
+ * The controller's side, by job (conn.h is what they share):
+ *   remote.c   open (hello, build check), ping, bye, what came late
+ *   conn.c     the session: lines in and out, the reader thread, hang-up
+ *   spawn.c    ssh and the bootstrap script, the self-copy
+ *   clock.c    the round trip and the offset of the agent's clock
+ *   via.c      fault_via_ssh: prepare, arm, inject, clear on the host
+ *   record.c   the "agent" undo record; cleanup.c: its replay
+ *   spec.c     a fault's spec as message words (spec.h)
+ *   sshcmd.c   the ssh command line (sshcmd.h)
+ * and agent.c is the other end, `faultline agent` (agent.h).
  */
 #ifndef FL_REMOTE_H
 #define FL_REMOTE_H
