@@ -34,10 +34,15 @@ FL_VERSION := $(strip $(if $(filter $(CURDIR),$(shell git rev-parse --show-tople
 FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
 
 # Everything but main.c goes into a library that the unit tests link too.
-LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c) \
+LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c faults/*/*.c) \
            $(filter-out harness/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
-HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h harness/*.h harness/*/*.h)
+HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h faults/*/*.h harness/*.h \
+                      harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+# The undo-log records a transport adds register themselves (faults/undo.h,
+# undo_register); nothing calls them by name, so every program is linked
+# with them: any of them may replay a log that holds them.
+KEEP_KINDS := -Wl,--undefined=remote_undo_kind
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev
 # libnftables-dev libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs
@@ -78,11 +83,11 @@ $(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	ar rcs $$@ $$^
 
 $(1)/faultline: $(1)/obj/harness/main.o $(1)/libfaultline.a
-	$$(CC) $(2) $$(CFLAGS) -o $$@ $$^ $$(LIBS)
+	$$(CC) $(2) $$(CFLAGS) $$(KEEP_KINDS) -o $$@ $$^ $$(LIBS)
 
 $(1)/tests/%: $(1)/obj/tests/unit/%.o $(1)/libfaultline.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $(2) $$(CFLAGS) -o $$@ $$^ -lcmocka $$(LIBS)
+	$$(CC) $(2) $$(CFLAGS) $$(KEEP_KINDS) -o $$@ $$^ -lcmocka $$(LIBS)
 endef
 
 $(eval $(call build_rules,build,))
@@ -136,7 +141,7 @@ build/fuzz/libfaultline.a: $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC))
 
 build/fuzz/fuzz_%: build/fuzz/obj/tests/fuzz/fuzz_%.o build/fuzz/obj/tests/fuzz/fuzz.o \
                    build/fuzz/libfaultline.a
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(KEEP_KINDS) -o $@ $^ $(LIBS)
 
 fuzz-build: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 

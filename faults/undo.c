@@ -20,7 +20,6 @@
 #include "../lib/net.h"
 #include "../lib/nft.h"
 #include "../lib/proc.h"
-#include "remote.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 
@@ -198,65 +197,62 @@ static int undo_command(const char *ns, const char *rest, char *err, size_t errl
     return 0;
 }
 
-/* agent TAG DEST: the agent of an ssh host replays run TAG there
- * (remote.h); what it says goes to stdout for `faultline cleanup`. */
-static int undo_agent(const char *tag, const char *rest, char *err, size_t errlen)
+/* The primitives, by the kind word of their records. */
+static const struct undo_kind primitives[] = {
+    {"link-up", true, undo_link_up, NULL},   {"nft-delete", true, undo_nft_delete, NULL},
+    {"qdisc-delete", true, undo_qdisc_delete, NULL}, {"sigcont", false, undo_sigcont, NULL},
+    {"command", true, undo_command, NULL},
+};
+
+/* The kinds the transports added (undo_register): written before main()
+ * runs or any log is replayed, read-only after. */
+static const struct undo_kind *added[UNDO_MAX_KINDS];
+static unsigned nadded;
+
+static const struct undo_kind *find_kind(const char *kind)
 {
-    struct ssh_dest d;
-    if (remote_dest_decode(rest, &d) != 0) {
-        snprintf(err, errlen, "an agent record without a host: '%s'", rest);
+    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
+        if (strcmp(kind, primitives[i].kind) == 0)
+            return &primitives[i];
+    for (unsigned i = 0; i < nadded; i++)
+        if (strcmp(kind, added[i]->kind) == 0)
+            return added[i];
+    return NULL;
+}
+
+int undo_register(const struct undo_kind *k)
+{
+    if (nadded == UNDO_MAX_KINDS || find_kind(k->kind))
         return -1;
-    }
-    char said[4096];
-    if (remote_cleanup(&d, tag, said, sizeof said, err, errlen) != 0)
-        return -1;
-    printf("  %s\n", said);
+    added[nadded++] = k;
     return 0;
 }
 
-/* The primitives, by the kind word of their records. */
-static const struct {
-    const char *kind;
-    bool in_netns; /* its first word is a namespace ("-": ours) */
-    int (*apply)(const char *first, const char *rest, char *err, size_t errlen);
-} primitives[] = {
-    {"link-up", true, undo_link_up},   {"nft-delete", true, undo_nft_delete},
-    {"qdisc-delete", true, undo_qdisc_delete}, {"sigcont", false, undo_sigcont},
-    {"command", true, undo_command},   {"agent", false, undo_agent},
-};
-
 int undo_apply(const char *kind, const char *args, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++) {
-        if (strcmp(kind, primitives[i].kind) != 0)
-            continue;
-        char first[64];
-        const char *rest = split(args, first, sizeof first);
-        /* A namespace that is gone took whatever we did in it along. */
-        if (primitives[i].in_netns && first[0] && !netns_exists(first))
-            return 0;
-        return primitives[i].apply(first, rest, err, errlen);
+    const struct undo_kind *k = find_kind(kind);
+    if (!k) {
+        snprintf(err, errlen, "unknown undo record '%s'", kind);
+        return -1;
     }
-    snprintf(err, errlen, "unknown undo record '%s'", kind);
-    return -1;
+    char first[64];
+    const char *rest = split(args, first, sizeof first);
+    /* A namespace that is gone took whatever we did in it along. */
+    if (k->in_netns && first[0] && !netns_exists(first))
+        return 0;
+    return k->apply(first, rest, err, errlen);
 }
 
 int undo_check(const char *kind, const char *args, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++) {
-        if (strcmp(kind, primitives[i].kind) != 0)
-            continue;
-        char first[64];
-        const char *rest = split(args, first, sizeof first);
-        struct ssh_dest d;
-        if (primitives[i].apply == undo_agent && remote_dest_decode(rest, &d) != 0) {
-            snprintf(err, errlen, "an agent record without a host: '%s'", rest);
-            return -1;
-        }
-        return 0;
+    const struct undo_kind *k = find_kind(kind);
+    if (!k) {
+        snprintf(err, errlen, "unknown undo record '%s'", kind);
+        return -1;
     }
-    snprintf(err, errlen, "unknown undo record '%s'", kind);
-    return -1;
+    char first[64];
+    const char *rest = split(args, first, sizeof first);
+    return k->check ? k->check(first, rest, err, errlen) : 0;
 }
 
 struct urec {

@@ -16,8 +16,14 @@
  *   qdisc-delete NETNS IFNAME  delete the root qdisc of a link
  *   sigcont PID START          SIGCONT, if PID still is the process started at START
  *   command NETNS COMMAND...   run COMMAND with /bin/sh -c in NETNS
- *   agent TAG DEST             have the agent on ssh host DEST replay run TAG there
  *
+ * and the kinds a transport adds for what it started (undo_register):
+ *
+ *   agent TAG DEST             have the agent on ssh host DEST replay run TAG there
+ *                              (the ssh transport's, ssh/record.c)
+ *
+ * A transport registers its kinds itself, so that undo knows none of them
+ * by name and calls nothing above it.
  * Every primitive succeeds when there is nothing (left) to undo, so replaying
  * twice is harmless.  Active run directories are also listed under
  * /run/faultline/runs, so `faultline cleanup` finds them from anywhere.
@@ -78,7 +84,28 @@ int undo_record(struct undo_log *u, const char *kind, const char *args, int *seq
 /* Marks seq undone. */
 int undo_done(struct undo_log *u, int seq, char *err, size_t errlen);
 
-/* Performs one primitive.  0, or -1 with err. */
+/* A kind of record a transport adds to the primitives: how undo_apply
+ * replays it and how undo_check checks it.  Both get the record's args
+ * split at the first word (first, "-" read as ""), as the primitives do. */
+struct undo_kind {
+    const char *kind;
+    bool in_netns; /* its first word is a namespace ("-": ours); one that is
+                      gone took the record's work along: nothing to replay */
+    int (*apply)(const char *first, const char *rest, char *err, size_t errlen);
+    /* Whether a record is well formed, performing nothing.  0, or -1 with
+     * err.  NULL: every record of the kind is. */
+    int (*check)(const char *first, const char *rest, char *err, size_t errlen);
+};
+#define UNDO_MAX_KINDS 8
+
+/* Adds k (which stays valid while the program runs) to the kinds
+ * undo_apply and undo_check know; a transport does so before main() runs
+ * (a constructor), so that every program that can meet its records
+ * replays them.  0, or -1 when its kind is known already or there is no
+ * room. */
+int undo_register(const struct undo_kind *k);
+
+/* Performs one primitive (or a registered kind).  0, or -1 with err. */
 int undo_apply(const char *kind, const char *args, char *err, size_t errlen);
 
 /* Undoes whatever DIR/undo.log left open, newest first, marking each done.
@@ -95,8 +122,9 @@ typedef int (*undo_apply_fn)(const char *kind, const char *args, char *err, size
 int undo_replay_with(const char *dir, undo_apply_fn apply, unsigned *undone, char *err,
                      size_t errlen);
 
-/* Checks a record as undo_apply reads it (a known kind, an agent record's
- * host) without performing it.  0, or -1 with err. */
+/* Checks a record as undo_apply reads it (a known kind, and what a
+ * registered kind checks: an agent record's host) without performing it.
+ * 0, or -1 with err. */
 int undo_check(const char *kind, const char *args, char *err, size_t errlen);
 
 /* Calls fn for every run registered under UNDO_REGISTRY, with the entry's

@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "../checks/findings.h"
-#include "../faults/fault.h"
+#include "../faults/runtime.h"
 #include "../workloads/backend.h"
 #include "events.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../faults/agent.h"
+#include "../faults/ssh/agent.h"
 #include "../lib/selfid.h"
 #include "buildinfo.h"
 #include "cleanup.h"

@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#include "../faults/remote.h"
+#include "../faults/ssh/remote.h"
 #include "../lib/kvlist.h"
 #include "../lib/sha256.h"
 #include "../workloads/backend.h"

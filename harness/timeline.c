@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../faults/remote.h"
+#include "../faults/ssh/remote.h"
 #include "../lib/clock.h"
 #include "../workloads/engine.h"
 

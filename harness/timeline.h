@@ -30,8 +30,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../faults/fault.h"
-#include "../faults/remote.h"
+#include "../faults/runtime.h"
+#include "../faults/ssh/remote.h"
 #include "../faults/undo.h"
 #include "events.h"
 #include "lab/lab.h"

@@ -37,7 +37,7 @@
 #include "../checks/expect.h"
 #include "../checks/findings.h"
 #include "../checks/recovery.h"
-#include "../faults/fault.h"
+#include "../faults/runtime.h"
 #include "../workloads/backend.h"
 #include "scenario/scenario.h"
 

@@ -6,7 +6,7 @@
  * nobody can make another file that has ours (a crc32c and a size, as it
  * was, anyone can match).  The controller compares it with the copy on an
  * ssh host (the host's own sha256sum, before anything there runs; a host
- * without one asks the copy, once remote.c's checks say only its user can
+ * without one asks the copy, once spawn.c's checks say only its user can
  * have put it there) and copies itself over when they differ; the agent's
  * hello says it again.
  */

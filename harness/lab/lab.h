@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../../faults/fault.h"
+#include "../../faults/env.h"
 #include "../../lib/json.h"
 #include "../../lib/keys.h"
 #include "../../lib/kvlist.h"

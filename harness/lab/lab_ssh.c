@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../faults/sshcmd.h"
+#include "../../faults/ssh/sshcmd.h"
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"

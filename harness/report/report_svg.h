@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../../faults/fault.h"
+#include "../../faults/runtime.h"
 
 #define PLOT_W 960.0
 #define PLOT_H 230.0

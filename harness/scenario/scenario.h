@@ -31,7 +31,8 @@
 #include <stdio.h>
 
 #include "../../checks/expect.h"
-#include "../../faults/fault.h"
+#include "../../faults/runtime.h"
+#include "../../faults/table.h"
 #include "../../workloads/backend.h"
 #include "../../workloads/engine.h"
 #include "../lab/lab.h"

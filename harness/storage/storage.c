@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../faults/sshcmd.h"
+#include "../../faults/ssh/sshcmd.h"
 #include "../../lib/proc.h"
 
 /* Every storage kind, one line each. */

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../faults/fault.h"
+#include "../../faults/env.h"
 #include "../../lib/kvlist.h"
 
 struct storage;

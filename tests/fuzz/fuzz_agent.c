@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../faults/fault.h"
+#include "../../faults/runtime.h"
+#include "../../faults/ssh/spec.h"
 #include "../../lib/jsonl.h"
 #include "fuzz.h"
 

@@ -26,9 +26,11 @@
 
 #include <cmocka.h>
 
-#include "../../faults/agent.h"
-#include "../../faults/fault.h"
-#include "../../faults/remote.h"
+#include "../../faults/ssh/agent.h"
+#include "../../faults/runtime.h"
+#include "../../faults/ssh/spec.h"
+#include "../../faults/table.h"
+#include "../../faults/ssh/remote.h"
 #include "../../lib/clock.h"
 #include "../../lib/jsonl.h"
 #include "../../lib/sha256.h"

@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 #define SCRUB_TIMEOUT_MS 30000
 

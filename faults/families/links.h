@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "fault.h"
+#include "../runtime.h"
 
 struct link_fault {
     struct nl_sock *sk;

@@ -14,13 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/clock.h"
-#include "../lib/fsutil.h"
-#include "../lib/jsonl.h"
-#include "../lib/proc.h"
-#include "../lib/selfid.h"
-#include "fault.h"
-#include "undo.h"
+#include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/jsonl.h"
+#include "../../lib/proc.h"
+#include "../../lib/selfid.h"
+#include "../runtime.h"
+#include "spec.h"
+#include "../undo.h"
 
 #define AGENT_MAX_FAULTS 256
 #define RESTART_TIMEOUT_MS 30000
@@ -562,7 +563,7 @@ static void remove_run(const char *run)
 
 /* The agent's home holds what it runs (itself) and what it replays (its
  * undo logs, with their commands): it goes on only where nobody but its
- * own user or root can have put anything.  The bootstrap (remote.c) has
+ * own user or root can have put anything.  The bootstrap (spawn.c) has
  * checked that already, before it ran anything there; this holds for an
  * agent started some other way too. */
 static int own_home(const char *dir, char *err, size_t errlen)

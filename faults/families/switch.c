@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/net.h"
-#include "fault.h"
+#include "../../lib/net.h"
+#include "../fault.h"
+#include "../runtime.h"
 #include "links.h"
 
 struct switch_params {

@@ -42,7 +42,7 @@
  * mounted device is refused here, by the family's prepare on this host.
  * And the agent neither serves nor replays an undo log from a DIR that
  * another user of the host could have written to (private_dir, fsutil.h):
- * the bootstrap (remote.c) refuses such a DIR before anything there runs,
+ * the bootstrap (spawn.c) refuses such a DIR before anything there runs,
  * and the agent checks again for itself.
  */
 #ifndef FL_AGENT_H

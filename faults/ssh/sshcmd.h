@@ -1,6 +1,6 @@
 /*
  * sshcmd — the OpenSSH command line that reaches a host (struct ssh_dest,
- * fault.h), written once: remote.c starts `faultline agent` through it,
+ * host.h), written once: spawn.c starts `faultline agent` through it,
  * and the storage kinds ask a real cluster's own CLI through it
  * (harness/storage).  The user's ~/.ssh/config applies; the host's
  * ssh_identity, ssh_known_hosts (then checked strictly), port and
@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "fault.h"
+#include "../host.h"
 
 #define SSHCMD_MAX_ARGS 64
 

@@ -19,8 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 #define MAX_PIDS 16
 

@@ -6,7 +6,8 @@
  */
 #include <stdio.h>
 
-#include "fault.h"
+#include "../fault.h"
+#include "../runtime.h"
 #include "nftfault.h"
 
 struct partition_params {

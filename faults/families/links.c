@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "../lib/net.h"
+#include "../../lib/net.h"
 
 struct link_fault *link_fault_open(struct fault *f, const char *netns, char *err,
                                    size_t errlen)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "fault.h"
+#include "../runtime.h"
 
 /* The state of an nft fault (f->state). */
 struct nft_fault {

@@ -26,7 +26,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fault.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 struct power_params {
     uint64_t on_after_ns;

@@ -5,8 +5,9 @@
  */
 #include <stdio.h>
 
-#include "../lib/proc.h"
-#include "fault.h"
+#include "../../lib/proc.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 #define COMMAND_TIMEOUT_MS 30000
 

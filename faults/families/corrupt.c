@@ -37,10 +37,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/devuse.h"
-#include "../lib/fsutil.h"
-#include "../lib/rng.h"
-#include "fault.h"
+#include "../../lib/devuse.h"
+#include "../../lib/fsutil.h"
+#include "../../lib/rng.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 #define MAX_RANGES 64
 

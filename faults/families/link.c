@@ -5,8 +5,9 @@
  */
 #include <stdio.h>
 
-#include "../lib/net.h"
-#include "fault.h"
+#include "../../lib/net.h"
+#include "../fault.h"
+#include "../runtime.h"
 #include "links.h"
 
 static const struct key_def link_keys[] = {FAULT_KEY_DURATION, FAULT_KEY_INTERFACE};

@@ -5,8 +5,9 @@
  */
 #include <stdio.h>
 
-#include "../lib/net.h"
-#include "fault.h"
+#include "../../lib/net.h"
+#include "../fault.h"
+#include "../runtime.h"
 
 #define TBF_LATENCY_US 50000 /* queue at most 50 ms worth, then drop */
 

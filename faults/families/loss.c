@@ -5,7 +5,8 @@
  */
 #include <stdio.h>
 
-#include "fault.h"
+#include "../fault.h"
+#include "../runtime.h"
 #include "nftfault.h"
 
 struct loss_params {

@@ -27,7 +27,19 @@
  * clears it by itself at its planned clear time plus the host's lease.
  *
  * The controller's own undo log names every agent it started ("agent TAG
- * DEST"), so `faultline cleanup` reaches the hosts of a killed run too.
+ * DEST", a kind of record this transport registers with undo), so
+ * `faultline cleanup` reaches the hosts of a killed run too.
+ *
+ * The controller's side, by job (conn.h is what they share):
+ *   remote.c   open (hello, build check), ping, bye, what came late
+ *   conn.c     the session: lines in and out, the reader thread, hang-up
+ *   spawn.c    ssh and the bootstrap script, the self-copy
+ *   clock.c    the round trip and the offset of the agent's clock
+ *   via.c      fault_via_ssh: prepare, arm, inject, clear on the host
+ *   record.c   the "agent" undo record; cleanup.c: its replay
+ *   spec.c     a fault's spec as message words (spec.h)
+ *   sshcmd.c   the ssh command line (sshcmd.h)
+ * and agent.c is the other end, `faultline agent` (agent.h).
  */
 #ifndef FL_REMOTE_H
 #define FL_REMOTE_H
@@ -36,8 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/selfid.h"
-#include "fault.h"
+#include "../../lib/selfid.h"
+#include "../runtime.h"
 
 /* Where the agent lives on a host that gives no agent_dir: a directory
  * only the ssh user can write to.  Root's (and, with sudo = yes, the
@@ -105,7 +117,7 @@ unsigned remote_overwrote(const struct fault *f, const uint64_t (**ranges)[2], b
 /* The latest time an agent of r may still clear something by itself. */
 uint64_t remote_last_lease(const struct remote *r);
 
-/* A host's ssh_dest as one undo-log word list, and back. */
+/* A host's ssh_dest as one undo-log word list, and back (record.c). */
 void remote_dest_encode(const struct ssh_dest *d, char *out, size_t n);
 int remote_dest_decode(const char *text, struct ssh_dest *d);
 
@@ -116,5 +128,11 @@ int remote_cleanup(const struct ssh_dest *dest, const char *tag, char *said, siz
                    char *err, size_t errlen);
 
 extern const struct fault_via fault_via_ssh;
+
+/* The "agent" record of undo.h (record.c), registered with undo before
+ * main() runs.  A program links it by this name (the Makefile's
+ * KEEP_KINDS): nothing else names it. */
+struct undo_kind;
+extern const struct undo_kind remote_undo_kind;
 
 #endif

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/net.h"
-#include "../lib/nft.h"
+#include "../../lib/net.h"
+#include "../../lib/nft.h"
 
 struct nft_fault *nftfault_prepare(struct fault *f, const char *what, char *err, size_t errlen)
 {
