@@ -15,7 +15,7 @@
  * Hosts: the client (the machine we run on) and every host of the lab:
  * each lab server, and each client host c1..cN, is a network namespace on
  * this same kernel.  An ssh host of the scenario ([host N] ssh = ...) is
- * not sampled yet: its agent (faults/agent.c) would read the same files
+ * not sampled yet: its agent (faults/ssh/agent.c) would read the same files
  * there and send them back, see resources_remote_hook() in resources.c.
  *
  * What each host reports (kind, name, metric in resources.csv):

@@ -390,7 +390,7 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
         /* A first inject that failed has no time: it did not happen. */
         if (rc == 0)
             f->injected_ns = end - tl->t0;
-        if (!f->remote && rc == 0) /* an agent says what its host spent (remote.c) */
+        if (!f->remote && rc == 0) /* an agent says what its host spent (faults/ssh/via.c) */
             f->apply_ns = end > begin ? end - begin : 0;
         f->via->describe(f, f->detail, sizeof f->detail);
     }
