@@ -25,7 +25,7 @@ MPIINC  := $(or $(shell pkg-config --cflags-only-I ompi-c 2>/dev/null),\
                 -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# Which build this is (harness/buildinfo.c: `faultline --version`, the reports' manifest):
+# Which build this is (harness/live/buildinfo.c: `faultline --version`, the reports' manifest):
 # git describe of this checkout (none outside one: the release in buildinfo.c), the
 # compiler, the flags.  build/buildinfo.txt changes only when they do, and with it only
 # buildinfo.o is compiled again.
@@ -35,7 +35,7 @@ FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
 
 # Everything but main.c goes into a library that the unit tests link too.
 LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c faults/*/*.c) \
-           $(filter-out harness/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
+           $(filter-out harness/cli/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
 HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h faults/*/*.h harness/*.h \
                       harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -74,15 +74,15 @@ $(1)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STD) $$(WARN) $$(NLINC) $$(MPIINC) $$(CFLAGS) $(2) $$(BUILD_DEFS) -c $$< -o $$@
 
-$(1)/obj/harness/buildinfo.o: build/buildinfo.txt
-$(1)/obj/harness/buildinfo.o: BUILD_DEFS = -DFL_VERSION='"$$(FL_VERSION)"' -DFL_CC='"$$(FL_CC)"' \
+$(1)/obj/harness/live/buildinfo.o: build/buildinfo.txt
+$(1)/obj/harness/live/buildinfo.o: BUILD_DEFS = -DFL_VERSION='"$$(FL_VERSION)"' -DFL_CC='"$$(FL_CC)"' \
                                            -DFL_CFLAGS='"$$(strip $$(CFLAGS) $(2))"'
 
 $(1)/libfaultline.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	@rm -f $$@
 	ar rcs $$@ $$^
 
-$(1)/faultline: $(1)/obj/harness/main.o $(1)/libfaultline.a
+$(1)/faultline: $(1)/obj/harness/cli/main.o $(1)/libfaultline.a
 	$$(CC) $(2) $$(CFLAGS) $$(KEEP_KINDS) -o $$@ $$^ $$(LIBS)
 
 $(1)/tests/%: $(1)/obj/tests/unit/%.o $(1)/libfaultline.a

@@ -27,9 +27,9 @@
 #include "../../workloads/backend.h"
 #include "../../workloads/journal.h"
 #include "../../workloads/meta.h"
-#include "../events.h"
+#include "../live/events.h"
 #include "../scenario/scenario.h"
-#include "../verdict.h"
+#include "../judge/verdict.h"
 
 struct manifest; /* ../manifest.h */
 struct resources; /* the hosts' resources over time (../resources.h) */

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../manifest.h"
+#include "../live/manifest.h"
 
 static void json_kv_object(struct json *j, const struct kv_list *l)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../resources.h"
+#include "../live/resources.h"
 #include "report.h"
 #include "report_svg.h"
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../summary.h"
+#include "summary.h"
 #include "report.h"
 #include "report_svg.h"
 

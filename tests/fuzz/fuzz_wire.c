@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../harness/client_result.h"
+#include "../../harness/clients/client_result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

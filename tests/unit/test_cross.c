@@ -18,7 +18,7 @@
 
 #include "../../checks/block.h"
 #include "../../checks/cross.h"
-#include "../../harness/client_result.h"
+#include "../../harness/clients/client_result.h"
 #include "../../workloads/journal.h"
 
 #define BS 4096

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../harness/heal.h"
+#include "../../harness/live/heal.h"
 
 #define S(sec) ((uint64_t)((sec) * 1e9))
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -19,7 +19,7 @@
 #include "../../checks/buckets.h"
 #include "../../checks/lathist.h"
 #include "../../checks/recovery.h"
-#include "../../harness/client_result.h"
+#include "../../harness/clients/client_result.h"
 
 #define US 1000ull
 #define MS 1000000ull

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../harness/resources.h"
+#include "../../harness/live/resources.h"
 #include "../../lib/clock.h"
 
 static void a_diskstats_line_gives_its_fields(void **state)

@@ -24,10 +24,10 @@
 #include <cmocka.h>
 
 #include "../../faults/undo.h"
-#include "../../harness/cleanup.h"
-#include "../../harness/events.h"
+#include "../../harness/cli/cleanup.h"
+#include "../../harness/live/events.h"
 #include "../../harness/scenario/scenario.h"
-#include "../../harness/timeline.h"
+#include "../../harness/live/timeline.h"
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 

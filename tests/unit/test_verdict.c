@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "../../harness/scenario/scenario.h"
-#include "../../harness/verdict.h"
+#include "../../harness/judge/verdict.h"
 
 static struct scenario sc;
 static struct findings fnd;

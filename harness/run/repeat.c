@@ -1,0 +1,264 @@
+/* repeat — see repeat.h. */
+#include "repeat.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../lib/fsutil.h"
+#include "../../lib/jread.h"
+#include "../../lib/proc.h"
+#include "../../lib/ranks.h"
+#include "../lab/lab.h"
+#include "rundir.h"
+#include "../report/summary.h"
+
+static volatile sig_atomic_t stop_asked; /* the first signal: the exit status is 128 + it */
+static volatile pid_t running; /* the repetition under way */
+
+/* A repetition is in a process group of its own (a terminal's ^C reaches
+ * only us), so that it gets each signal once: from here. */
+static void on_signal(int sig)
+{
+    if (!stop_asked)
+        stop_asked = sig;
+    if (running > 0)
+        kill(running, sig);
+}
+
+int repeat_count(const struct run_opts *o, const struct scenario *sc, char *err, size_t errlen)
+{
+    if (getenv(REPEAT_ENV))
+        return 1;
+    unsigned n = o->repeat ? o->repeat : (unsigned)sc->repeat;
+    const char *how;
+    if (n > 1 && ranks_launched(&how)) {
+        snprintf(err, errlen, "%s:%s repeat = %u: not with ranks started by %s; give the "
+                 "scenario [lab] clients = N, or start the launcher once per repetition",
+                 sc->file, o->repeat ? "" : " [scenario]", n, how);
+        return -1;
+    }
+    for (unsigned i = 0; n < 2 && i < sc->nexpects; i++)
+        if (expect_over_repeats(&sc->expects[i])) {
+            snprintf(err, errlen, "%s:%d: %s is about repetitions: give [scenario] repeat = N "
+                     "(N >= 2) or --repeat N", sc->file, sc->expects[i].line,
+                     sc->expects[i].text);
+            return -1;
+        }
+    return (int)(n ? n : 1);
+}
+
+/* Starts repetition k of n into rdir; its pid. */
+static pid_t start_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
+                       char *err, size_t errlen)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0) {
+        snprintf(err, errlen, "cannot find our own binary (/proc/self/exe): %s", strerror(errno));
+        return -1;
+    }
+    self[len] = '\0';
+    char tag[32];
+    snprintf(tag, sizeof tag, "%u/%u", k, n);
+    char *argv[10];
+    int a = 0;
+    argv[a++] = self;
+    argv[a++] = "run";
+    argv[a++] = (char *)o->scenario;
+    argv[a++] = "--out";
+    argv[a++] = (char *)rdir;
+    argv[a++] = "--keep-lab"; /* ours to take down, after the last one */
+    if (o->quiet)
+        argv[a++] = "--quiet";
+    argv[a] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start repetition %u: fork: %s", k, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        proc_child_signals();
+        setenv(REPEAT_ENV, tag, 1);
+        execv(self, argv);
+        fprintf(stderr, "faultline: cannot run %s: %s\n", self, strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    return pid;
+}
+
+/* The lab between repetitions: "healthy", "restarted ..." when a server
+ * the last repetition killed (a fence, a kill fault) was started again
+ * as lab_restart does, or why it is not healthy (the next repetition then
+ * rebuilds it). */
+static void lab_check(const struct lab_kind *k, const char *prefix, char *out, size_t n)
+{
+    struct lab *lab = calloc(1, sizeof *lab);
+    char why[256] = "", err[256];
+    if (!lab) {
+        snprintf(out, n, "could not check: out of memory");
+    } else if (lab_load(k, prefix, lab, why, sizeof why) != 0) {
+        snprintf(out, n, "gone: %s", why);
+    } else if (lab_healthy(lab, why, sizeof why)) {
+        snprintf(out, n, "healthy");
+    } else {
+        size_t used = (size_t)snprintf(out, n, "%s; restarted", why);
+        bool restarted = false;
+        for (unsigned i = 0; i < lab->nhosts && used < n; i++) {
+            const struct lab_host *h = &lab->hosts[i];
+            enum proc_state st = h->pid ? proc_state(h->pid, h->start) : PROC_RUNNING;
+            if (st != PROC_GONE && st != PROC_ZOMBIE)
+                continue;
+            if (lab_restart(lab, h->name, err, sizeof err) != 0) {
+                snprintf(out, n, "broken: %s (restarting %s of %s: %s)", why, h->service,
+                         h->name, err);
+                free(lab);
+                return;
+            }
+            restarted = true;
+            used += (size_t)snprintf(out + used, n - used, " %s of %s,", h->service, h->name);
+        }
+        if (used < n && restarted)
+            out[used - 1] = '\0'; /* the last comma */
+        if (!restarted || lab_load(k, prefix, lab, err, sizeof err) != 0 ||
+            !lab_healthy(lab, err, sizeof err))
+            snprintf(out, n, "broken: %s", restarted ? err : why);
+    }
+    free(lab);
+}
+
+/* The lab's health before repetition k (x->lab): a lab a repetition left
+ * broken or gone is rebuilt by the next one, which says so. */
+static void check_lab_before(const struct run_opts *o, const struct scenario *sc,
+                             const struct lab *lab, unsigned k, struct rep_outcome *x)
+{
+    if (lab && k > 1) {
+        lab_check(sc->lab, lab->prefix, x->lab, sizeof x->lab);
+        if (strncmp(x->lab, "broken", 6) == 0 || strncmp(x->lab, "gone", 4) == 0)
+            fprintf(stderr, "faultline: before repetition %u the %s lab is %s; the "
+                    "repetition rebuilds it\n", k, sc->lab->name, x->lab);
+        else if (strcmp(x->lab, "healthy") != 0 && !o->quiet)
+            fprintf(stderr, "faultline: before repetition %u: %s\n", k, x->lab);
+    } else if (lab) {
+        snprintf(x->lab, sizeof x->lab, "healthy");
+    }
+}
+
+/* Repetition k of n, in rdir: a child `faultline run`, waited for, and its
+ * report.json read back.  false when it could not be started (err). */
+static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
+                    struct rep_outcome *x, char *err, size_t errlen)
+{
+    pid_t pid = start_one(o, rdir, k, n, err, errlen);
+    if (pid < 0)
+        return false;
+    running = pid;
+    if (stop_asked) /* a signal between fork and running = pid */
+        kill(pid, (int)stop_asked);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    running = 0;
+    /* The lab's servers are our children when we brought it up: one
+     * a repetition killed is reaped here, or it would stay a zombie. */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    x->exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    x->ran = true;
+    char rep_json[PATH_MAX + 64];
+    snprintf(rep_json, sizeof rep_json, "%s/report.json", rdir);
+    if (access(rep_json, F_OK) == 0 && jv_load(rep_json, &x->report, err, errlen) != 0)
+        fprintf(stderr, "faultline: repetition %u: %s\n", k, err);
+    const char *v = jv_str(jv_get(x->report, "verdict"));
+    if (!o->quiet)
+        fprintf(stderr, "faultline: repetition %u of %u: %s (exit %d)\n", k, n,
+                v ? v : "no report", x->exit);
+    return true;
+}
+
+int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
+{
+    char err[FL_ERRLEN], dir[PATH_MAX];
+    if (run_dir_make(o->out, sc->name, dir, sizeof dir, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    char copy[PATH_MAX + 32];
+    snprintf(copy, sizeof copy, "%s/scenario.scn", dir);
+    if (copy_file(o->scenario, copy, err, sizeof err) != 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        return 2;
+    }
+    struct rep_outcome *runs = calloc(n, sizeof *runs);
+    struct lab *lab = sc->lab ? calloc(1, sizeof *lab) : NULL;
+    if (!runs || (sc->lab && !lab)) {
+        fprintf(stderr, "faultline: out of memory\n");
+        free(runs);
+        free(lab);
+        return 2;
+    }
+    bool created = false;
+    if (lab) {
+        if (!o->quiet)
+            fprintf(stderr, "faultline: bringing up the %s lab once for %u repetitions\n",
+                    sc->lab->name, n);
+        if (lab_up(sc->lab, &sc->lab_opts, lab, &created, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab up %s: %s\n", sc->lab->name, err);
+            free(runs);
+            free(lab);
+            return 2;
+        }
+        setenv("FAULTLINE_LAB_PREFIX", lab->prefix, 1); /* the repetitions find it up */
+    }
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    unsigned ran = 0;
+    for (unsigned k = 1; k <= n && !stop_asked; k++) {
+        struct rep_outcome *x = &runs[k - 1];
+        x->rep = k;
+        snprintf(x->dir, sizeof x->dir, "rep-%u", k);
+        check_lab_before(o, sc, lab, k, x);
+        char rdir[PATH_MAX + 32];
+        snprintf(rdir, sizeof rdir, "%s/%s", dir, x->dir);
+        if (!o->quiet)
+            fprintf(stderr, "faultline: repetition %u of %u: %s\n", k, n, rdir);
+        if (!run_one(o, rdir, k, n, x, err, sizeof err)) {
+            fprintf(stderr, "faultline: %s\n", err);
+            break;
+        }
+        ran++;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    int code = summary_write(dir, sc, runs, n, ran, (int)stop_asked, o->quiet ? NULL : stdout, err,
+                             sizeof err);
+    if (code < 0) {
+        fprintf(stderr, "faultline: %s\n", err);
+        code = 2;
+    }
+    if (lab && created && !o->keep_lab) {
+        if (lab_down(sc->lab, lab->prefix, err, sizeof err) != 0) {
+            fprintf(stderr, "faultline: lab down %s: %s (run `faultline lab down %s`)\n",
+                    sc->lab->name, err, sc->lab->name);
+            if (code == 0)
+                code = 2;
+        }
+    } else if (lab && !o->quiet) {
+        fprintf(stderr, "faultline: the %s lab (prefix %s) stays up; `faultline lab down %s` "
+                "removes it\n", sc->lab->name, lab->prefix, sc->lab->name);
+    }
+    for (unsigned k = 0; k < n; k++)
+        jv_free(runs[k].report);
+    free(runs);
+    free(lab);
+    return code;
+}
