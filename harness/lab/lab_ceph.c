@@ -59,7 +59,10 @@
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
 #include "../storage/ceph.h"
-#include "lab.h"
+#include "lab_kind.h"
+#include "lab_names.h"
+#include "lab_record.h"
+#include "lab_server.h"
 
 #define NSERVERS 3
 #define PG_NUM "16"
@@ -1128,26 +1131,46 @@ static void ceph_describe(const struct lab *lab, struct kv_list *about, struct k
     }
 }
 
+/* Bringing it up. */
+static const struct lab_build ceph_build = {
+    .default_size = 3ull << 30, /* sparse: bluestore wants room, uses little */
+    .lay_out = ceph_lay_out,
+    .start = ceph_start,
+};
+
+/* What it lends a run. */
+static const struct lab_serve ceph_serve = {
+    .place = ceph_place,
+    .storage = &storage_ceph,
+    .cli = ceph_run,
+    .logs = ceph_logs,
+    .address = ceph_address,
+};
+
+/* What faults reach. */
+static const struct lab_faults ceph_faults = {
+    .process = ceph_process,
+    .restart = ceph_restart,
+    .power = ceph_power,
+    .replica = ceph_replica,
+};
+
+/* Its health and status. */
+static const struct lab_report ceph_report = {
+    .healthy = ceph_healthy,
+    .status = ceph_status,
+    .describe = ceph_describe,
+};
+
 const struct lab_kind lab_ceph = {
     .name = "ceph",
     .summary = "servers cs1, cs2, cs3 with a CephFS filesystem (3 monitors, 3 OSDs, an active "
                "and a standby MDS), mounted here with ceph-fuse",
     .keys = KEY_TABLE(ceph_keys),
-    .default_size = 3ull << 30, /* sparse: bluestore wants room, uses little */
     .serves = "files",
     .serves_what = "the embedded CephFS filesystem",
-    .lay_out = ceph_lay_out,
-    .start = ceph_start,
-    .restart = ceph_restart,
-    .healthy = ceph_healthy,
-    .status = ceph_status,
-    .place = ceph_place,
-    .process = ceph_process,
-    .replica = ceph_replica,
-    .power = ceph_power,
-    .storage = &storage_ceph,
-    .cli = ceph_run,
-    .logs = ceph_logs,
-    .address = ceph_address,
-    .describe = ceph_describe,
+    .build = &ceph_build,
+    .serve = &ceph_serve,
+    .faults = &ceph_faults,
+    .report = &ceph_report,
 };
