@@ -16,7 +16,7 @@
  *
  * With write_cache = on, each controller has a volatile write cache of its
  * own between its tgtd and the shared file, as an array's controller has:
- * a faultline-wcache process (wcache.c), a FUSE file LAB/cache-a/lun over
+ * a faultline-wcache process (wcache/wcache.c), a FUSE file LAB/cache-a/lun over
  * lun.img that keeps written data in its memory until tgtd's fdatasync for
  * SYNCHRONIZE CACHE.  cache_mirror = yes copies each controller's unflushed
  * writes into the other's cache before they are acknowledged;
