@@ -20,8 +20,6 @@ KINDS(DECLARE)
 static const struct lab_kind *const kinds[] = {KINDS(ENTRY)};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
-/* --- the kinds --- */
-
 unsigned lab_kinds_all(const struct lab_kind *const **out)
 {
     *out = kinds;

@@ -8,10 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lab_kind.h"
 #include "lab_names.h"
-
-/* --- names --- */
 
 int lab_prefix(const char *given, char *out, size_t n, char *err, size_t errlen)
 {

@@ -124,6 +124,9 @@ int lab_mount_image(const char *img, const char *dir)
     return 0;
 }
 
+/* --- the processes of a host: the live one, all killed, all frozen; a
+ * server's disk at a power cut --- */
+
 struct live {
     const char *want;
     pid_t found;

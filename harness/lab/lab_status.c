@@ -8,8 +8,6 @@
 #include "lab_kind.h"
 #include "lab_ssh.h"
 
-/* --- status --- */
-
 static void host_json(struct json *j, const struct lab *lab, const struct lab_host *h,
                       struct nl_sock *sk)
 {

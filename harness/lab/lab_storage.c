@@ -5,8 +5,6 @@
 
 #include "lab_kind.h"
 
-/* --- its storage --- */
-
 static int storage_cli(const struct storage *st, char *const argv[], char *out, size_t outlen,
                        int timeout_ms)
 {

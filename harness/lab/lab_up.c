@@ -73,7 +73,6 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
     return lab_rec(fd, err, errlen, "ready");
 }
 
-/* lab.h */
 bool lab_healthy(const struct lab *lab, char *why, size_t n)
 {
     char err[512];
