@@ -227,12 +227,12 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
 int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path, struct lab *lab,
                   char *err, size_t errlen);
 
-/* Starts the service of lab host `host` again (lab_kind.restart); the
+/* Starts the service of lab host `host` again (lab_faults.restart); the
  * state file learns its new PID.  0, or -1 with err filled. */
 int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen);
 
 /* Cuts (on = false) or restores the power of lab server `host`
- * (lab_kind.power).  0, or -1 with err filled. */
+ * (lab_faults.power).  0, or -1 with err filled. */
 int lab_power(const struct lab *lab, const char *host, bool on, char *what, size_t whatlen,
               char *err, size_t errlen);
 
@@ -244,7 +244,7 @@ const struct lab_host *lab_host(const struct lab *lab, const char *name);
  * must outlive it.  false: the kind runs no storage of a kind (iscsi). */
 bool lab_storage(const struct lab *lab, struct storage *st);
 
-/* For the manifest: the lab's storage described (lab_kind.describe, or
+/* For the manifest: the lab's storage described (lab_report.describe, or
  * its storage kind's).  false: nothing to describe. */
 bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 

@@ -47,7 +47,7 @@ int ceph_cli(const struct lab *lab, const char *const args[], char *out, size_t 
     return proc_run_at(&at, argv, out, outlen, timeout_ms);
 }
 
-/* The storage's CLI (lab_kind.cli): argv in the namespaces of a live
+/* The storage's CLI (lab_serve.cli): argv in the namespaces of a live
  * daemon of the lab (a monitor preferred), whose /etc/ceph names the
  * cluster, as on that server. */
 int ceph_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,

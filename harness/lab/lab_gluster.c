@@ -224,7 +224,7 @@ static const struct lab_host *live_glusterd(const struct lab *lab, const char *v
     return NULL;
 }
 
-/* The storage's CLI (lab_kind.cli): argv in the namespaces of any live
+/* The storage's CLI (lab_serve.cli): argv in the namespaces of any live
  * glusterd, as on that server. */
 static int gluster_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,
                        int timeout_ms)

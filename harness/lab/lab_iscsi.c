@@ -50,7 +50,6 @@
 #include "lab_kind.h"
 #include "lab_names.h"
 #include "lab_record.h"
-#include "lab_server.h"
 
 /* tgtd's sockets (it names them /var/run/tgtd/socket.N; /var/run is a link
  * to /run, and root_only_dir follows no link, so the real path here) */

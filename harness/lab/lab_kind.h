@@ -10,7 +10,7 @@
  *
  * Every kind has all four (a member it cannot fill is NULL, as each says).
  * The core helpers a kind uses are in headers of their own: lab_names.h,
- * lab_record.h, lab_switch.h, lab_server.h; none of them uses the table
+ * lab_record.h, lab_server.h; none of them uses the table
  * of kinds.
  */
 #ifndef FL_LAB_KIND_H
