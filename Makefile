@@ -35,7 +35,7 @@ FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
 
 # Everything but main.c goes into a library that the unit tests link too.
 LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c faults/*/*.c) \
-           $(filter-out harness/cli/main.c harness/lab/wcache.c,$(wildcard harness/*.c harness/*/*.c))
+           $(filter-out harness/cli/main.c harness/lab/wcache/wcache.c,$(wildcard harness/*.c harness/*/*.c))
 HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h faults/*/*.h harness/*.h \
                       harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -107,7 +107,7 @@ FORCE:
 
 # The iSCSI lab's controller write cache ([lab] write_cache = on): a program of its own (libfuse3),
 # found next to faultline.
-build/faultline-wcache: harness/lab/wcache.c
+build/faultline-wcache: harness/lab/wcache/wcache.c
 	@mkdir -p build
 	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< -o $@ \
 	    $$(pkg-config --libs fuse3) -lpthread

@@ -1,20 +1,37 @@
 /*
- * lab — the embedded labs: a storage cluster on one machine.
+ * lab — the embedded labs: a storage cluster on one machine.  The header
+ * the rest of faultline uses; the kinds fill the contract of lab_kind.h.
  *
- * Every lab is built the same way (lab.c): a Linux bridge is the switch;
- * each server is a network namespace attached to it by a veth pair whose
- * bridge-side end is the server's switch port; the client is our own
- * namespace, on the bridge through a veth pair too (so that its cable can
- * be pulled).  Addresses come from 198.18.0.0/15 and never leave the
- * machine.  What runs on the servers is the lab kind's business, one file
- * each and one line in the table of lab.c:
+ * Every lab is built the same way (the core, one file per job):
+ *
+ *   lab_names.c    the prefix, the hosts' names and addresses
+ *   lab_record.c   the state file (a write-ahead list) and its lock
+ *   lab_switch.c   the switch and the cables: a Linux bridge; each server
+ *                  a network namespace on it by a veth pair whose
+ *                  bridge-side end is the server's switch port; the client
+ *                  is our own namespace, on the bridge through a veth pair
+ *                  too (so that its cable can be pulled)
+ *   lab_server.c   a server as a machine of its own, its power and disk
+ *   lab_ssh.c      an OpenSSH server on every host
+ *   lab_clients.c  client hosts c1..cN and the management network
+ *   lab_load.c     a lab as its state file says it is
+ *   lab_up.c       up, health and down;  lab_undo.c  what down undoes
+ *   lab_faults.c   restart and power for faults;  lab_storage.c  the
+ *                  lab's place and storage lent to a run
+ *   lab_status.c   `lab status`;  lab_cli.c  `faultline lab`
+ *   lab_kinds.c    the table of kinds, which only the verbs and scenarios
+ *                  use: the core reaches a kind through lab->kind
+ *
+ * Addresses come from 198.18.0.0/15 and never leave the machine.  What
+ * runs on the servers is the lab kind's business, its own files and one
+ * line in the table of lab_kinds.c:
  *
  *   lab_iscsi.c    iscsi    two tgtd controllers ctrl-a and ctrl-b exporting
  *                           one LUN with one serial number (a dual-controller
  *                           array on shared storage)
  *   lab_gluster.c  gluster  servers gs1, gs2, gs3 with a replica-3 GlusterFS
  *                           volume, FUSE-mounted in our namespace
- *   lab_ceph.c     ceph     servers cs1, cs2, cs3 with a CephFS filesystem (a
+ *   lab_ceph*.c    ceph     servers cs1, cs2, cs3 with a CephFS filesystem (a
  *                           monitor and an OSD each, an active and a standby
  *                           MDS), mounted with ceph-fuse in our namespace
  *
@@ -140,63 +157,23 @@ struct lab_place {
     char desc[2200];   /* for people: "portals A and B", "volume V mounted at M" */
 };
 
-/* A lab kind: one file, one line in the table of lab.c. */
+/* A lab kind: what it is, for scenarios, messages and `faultline lab
+ * --help`; what it does, in four tables by job (lab_kind.h, which the
+ * kinds' files fill; opaque here). */
+struct lab_build;
+struct lab_serve;
+struct lab_faults;
+struct lab_report;
 struct lab_kind {
     const char *name;        /* `faultline lab up NAME`, [scenario] lab = NAME */
     const char *summary;     /* what it builds, for `faultline lab --help` */
     struct key_table keys;   /* its own [lab] keys (values in lab_opts.kind) */
-    uint64_t default_size;   /* [lab] size when not given */
     const char *serves;      /* the target kind it gives a place to, or NULL */
     const char *serves_what; /* that place for people: "the embedded lab" */
-    const char *client_service; /* what it runs on a client host c1..cN, for people
-                                   ("glusterfs (FUSE client)"); NULL: nothing */
-    /* Names, addresses and files from prefix and subnet: the switch, every
-     * host (hosts[0] the client, see lab_lay_out_client()), lab->dir. */
-    void (*lay_out)(struct lab *lab);
-    /* Starts the servers once switch, links and namespaces exist, writing
-     * a state record (lab_rec) before anything it makes.  0, or -1 with err. */
-    int (*start)(struct lab *lab, int fd, char *err, size_t errlen);
-    /* Starts the service of host h again after it was killed, configured as
-     * before; records its new PID.  0, or -1 with err. */
-    int (*restart)(struct lab *lab, struct lab_host *h, int fd, char *err, size_t errlen);
-    /* Whether what the kind runs is healthy, beyond the hosts' services
-     * (NULL: nothing more).  false with why. */
-    bool (*healthy)(const struct lab *lab, char *why, size_t n);
-    /* Its part of `lab status`: into j (--json) or as lines to out. */
-    void (*status)(const struct lab *lab, struct json *j, FILE *out);
-    /* Where client host `client` (0: us; 1..N: cN) finds its target (for
-     * a target of kind `serves`). */
-    void (*place)(const struct lab *lab, unsigned client, struct lab_place *p);
-    /* For faults (fault_lab, fault.h): what `process` names on a host, by
-     * the lab's own names.  0: known (*p filled), 1: unknown, -1 with err. */
-    int (*process)(const struct lab *lab, const char *host, const char *process,
-                   struct lab_process *p, char *err, size_t errlen);
-    /* A replica's copy (NULL: the kind keeps none).  0, or -1 with err. */
-    int (*replica)(const struct lab *lab, const char *name, struct lab_replica *r, char *err,
-                   size_t errlen);
-    /* power-off of server h (on = false: everything it runs dies at once,
-     * and what it held but had not made durable is lost) and power-on (as
-     * after a cold start; new PIDs recorded).  what: one line for people.
-     * NULL: the kind cannot.  0, or -1 with err. */
-    int (*power)(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
-                 size_t whatlen, char *err, size_t errlen);
-    /* The storage it runs, as a real cluster of that kind would be known
-     * (storage.h: its heal or recovery, its description, what it logged),
-     * and how that storage's CLI runs in the lab (inside a live server's
-     * namespaces; argv[0] the program).  NULL: a kind without one (iscsi). */
-    const struct storage_kind *storage;
-    int (*cli)(const struct lab *lab, char *const argv[], char *out, size_t outlen,
-               int timeout_ms);
-    /* What the lab can give its storage kind that a real cluster's CLI
-     * cannot (NULL: nothing): each line of its servers' log files `which`
-     * (storage.logs), and a daemon's address by its name ("osd.0"; the
-     * lab's host names are known to lab.c). */
-    void (*logs)(const struct lab *lab, const char *which, storage_line_fn fn, void *ctx);
-    void (*address)(const struct lab *lab, const char *daemon, char *out, size_t n);
-    /* For the report's manifest, when the lab knows its storage's setup
-     * better than its CLI does (ceph: the names and [lab] settings it
-     * built it with).  NULL: the storage kind's describe. */
-    void (*describe)(const struct lab *lab, struct kv_list *about, struct kv_list *options);
+    const struct lab_build *build;   /* bringing it up */
+    const struct lab_serve *serve;   /* what it lends a run: place, storage */
+    const struct lab_faults *faults; /* what faults reach: processes, power */
+    const struct lab_report *report; /* health, status, the manifest */
 };
 
 /* The kinds, and the one called name (NULL: unknown). */
@@ -250,12 +227,12 @@ int lab_load(const struct lab_kind *k, const char *prefix, struct lab *lab, char
 int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path, struct lab *lab,
                   char *err, size_t errlen);
 
-/* Starts the service of lab host `host` again (lab_kind.restart); the
+/* Starts the service of lab host `host` again (lab_faults.restart); the
  * state file learns its new PID.  0, or -1 with err filled. */
 int lab_restart(const struct lab *lab, const char *host, char *err, size_t errlen);
 
 /* Cuts (on = false) or restores the power of lab server `host`
- * (lab_kind.power).  0, or -1 with err filled. */
+ * (lab_faults.power).  0, or -1 with err filled. */
 int lab_power(const struct lab *lab, const char *host, bool on, char *what, size_t whatlen,
               char *err, size_t errlen);
 
@@ -267,7 +244,7 @@ const struct lab_host *lab_host(const struct lab *lab, const char *name);
  * must outlive it.  false: the kind runs no storage of a kind (iscsi). */
 bool lab_storage(const struct lab *lab, struct storage *st);
 
-/* For the manifest: the lab's storage described (lab_kind.describe, or
+/* For the manifest: the lab's storage described (lab_report.describe, or
  * its storage kind's).  false: nothing to describe. */
 bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 
@@ -286,43 +263,11 @@ void lab_status(const struct lab *lab, bool json, FILE *out);
 /* `faultline lab up|down|status KIND [--prefix P] [--json] [--KEY VALUE]` */
 int cmd_lab(int argc, char **argv);
 
-/* --- lab_ssh.c: an OpenSSH server on every host --- */
-
-/* Keys, known_hosts and one sshd per server and for the switch; each
- * recorded ("sshd HOST PID START") before it starts.  0, or -1 with err. */
-int lab_ssh_start(struct lab *lab, int fd, char *err, size_t errlen);
-
-/* After server h's power-on: its sshd started again (and recorded) if the
- * power cut took it, as a server's sshd comes up when the server boots.
- * 1 started, 0 still running (or none), -1 with err. */
-int lab_ssh_revive(struct lab *lab, int fd, const struct lab_host *h, char *err, size_t errlen);
-
 /* How to reach lab host `host` (or LAB_SWITCH_HOST) over ssh, and the
  * command that starts its service again (restart may be NULL).  false:
  * the host has no sshd. */
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
                 size_t n);
-
-/* The script mpirun reaches the client hosts with (plm_rsh_agent). */
-void lab_ssh_mpi_agent(const struct lab *lab, char *out, size_t n);
-
-/* ssh, ssh_identity, ssh_known_hosts, agent_dir of a host, into `lab status --json`. */
-void lab_ssh_json(const struct lab *lab, struct json *j, const char *host);
-
-/* --- lab_clients.c: client hosts c1..cN and the management network --- */
-
-struct nl_sock;
-
-/* Names and addresses of the client hosts, from [lab] clients. */
-void lab_lay_out_clients(struct lab *lab);
-
-/* A name for our namespace, the management switch with our address, and
- * every client host (namespace with its own hostname, storage link on the
- * switch, management link), each recorded first.  0, or -1 with err. */
-int lab_clients_build(struct lab *lab, struct nl_sock *sk, int fd, char *err, size_t errlen);
-
-/* Whether every client host and the management switch are there. */
-bool lab_clients_healthy(const struct lab *lab, struct nl_sock *sk, char *why, size_t n);
 
 /* The client host that this process runs in (by its network namespace): 1
  * for c1, ...; 0 when none (our own namespace). */
@@ -334,101 +279,8 @@ unsigned lab_client_of_self(const struct lab *lab);
 int lab_mpirun(const struct lab *lab, unsigned ranks, char *const argv[], char ***out,
                char *err, size_t errlen);
 
-/* --- for the kinds' files --- */
-
-/* Appends a record to the state file and syncs it, before the thing it
- * names is made.  0, or -1 with err saying why it cannot be written. */
-int lab_rec(int fd, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* A cable from switch `bridge` (port `port`, in our namespace) to
- * interface `ifname` in namespace `netns`, with addr/24 and lo up; the
- * link recorded first.  0, or -1 with err. */
-int lab_cable(struct nl_sock *sk, int fd, const char *bridge, const char *port,
-              const char *netns, const char *ifname, const char *addr, char *err, size_t errlen);
-
-/* hosts[0], the client in our namespace: P-IFNAME, port BRIDGE-c, .1 */
-void lab_lay_out_client(struct lab *lab, const char *ifname);
-
-/* A server host: namespace P-KIND-NAME, eth0, port PORT, 198.18.X.HOSTNO. */
-void lab_lay_out_server(struct lab *lab, struct lab_host *h, const char *name, const char *port,
-                        unsigned hostno);
-
-/* Whether h is a client host c1..cN (not the servers, not our namespace). */
-static inline bool lab_is_client_host(const struct lab_host *h)
-{
-    return h->mgmt_addr[0] != '\0';
-}
-
 /* A live process in host h's network namespace, preferring comm `want`
  * (0: none).  Its start time goes to *start. */
 pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start);
-
-/* SIGKILL to every process in network namespace `netns` at once (all are
- * signalled before any is waited for, as a power cut stops them), by PID
- * and start time; then waits until each is gone.  0 also when the
- * namespace is gone; -1 with err. */
-int lab_kill_all_in(const char *netns, char *err, size_t errlen);
-
-/* A server's power cut, in three steps the kinds that can cut one share
- * (lab_kind.power):
- *   lab_freeze_all_in   SIGSTOP to every process of the server's network
- *                       namespace (nothing it does reaches the disk now);
- *                       how many were stopped
- *   lab_xfs_power_cut   the XFS that `path` (a directory of it) is on shut
- *                       down as a power cut leaves it: XFS_IOC_GOINGDOWN
- *                       without log flush (what `xfs_io -x -c shutdown`
- *                       does): what was only in memory or in the log not
- *                       yet written is gone.  Refused for anything but an
- *                       XFS (the same ioctl shuts down ext4).  0, or -1
- *   lab_kill_all_in     (above)
- * and for power-on, lab_image_let_go: waits (up to 20 s) until no loop
- * device holds image `img` any more (its filesystem went with the mount
- * namespace of the server's last process, a moment after it: mounting it
- * again before would meet the old filesystem, with the same UUID).  0, or
- * -1 with err. */
-unsigned lab_freeze_all_in(const char *netns);
-int lab_xfs_power_cut(const char *path, char *err, size_t errlen);
-int lab_image_let_go(const char *img, char *err, size_t errlen);
-
-/* A server as a machine of its own: in host h's network namespace, a
- * mount namespace in which nothing mounted reaches ours or the other way,
- * a UTS namespace whose hostname is the host's name, and a PID namespace
- * whose PID 1 is `faultline lab init` (lab_init_main).  setup(ctx) runs
- * first in the mount namespace (the server's private mounts); then /run/sshd
- * is made (sshd's privilege separation directory, on a /run of the
- * server's own too) and /proc mounted for the PID namespace, so that what
- * runs there (the server's daemons, its sshd and every ssh session) sees
- * the server's processes only.  The init holds the namespaces while no
- * daemon runs, and reaps what is left to it; it is recorded ("init HOST PID
- * START") and goes with the server's other processes at a power cut and
- * at `lab down`.  0, or -1 with err. */
-int lab_server_boot(struct lab_host *h, int (*setup)(void *ctx), void *ctx, int fd, char *err,
-                    size_t errlen);
-
-/* Whether server h's init runs (its namespaces can be joined). */
-bool lab_server_up(const struct lab_host *h);
-
-/* Where a process of server h runs: its init's namespaces (proc.h). */
-void lab_server_place(const struct lab_host *h, struct proc_place *at);
-
-/* `faultline lab init`: PID 1 of a lab server's PID namespace.  Reaps
- * whatever is left to it and never exits (a SIGKILL from outside the
- * namespace ends it, and the server with it).  Refuses to run as anything
- * but PID 1.  The exit status. */
-int lab_init_main(void);
-
-/* In a server's setup, in its mount namespace (lab_server_boot): image
- * `img` (a file system image) mounted on `dir` with mount(8), which sets
- * up the loop device (autoclear: it is freed with the last user of the
- * namespace, so the server's disk goes with its last process, as at a
- * power cut).  0 or errno. */
-int lab_mount_image(const char *img, const char *dir);
-
-/* Sleeps ms milliseconds: the kinds' bounded polling loops. */
-void lab_pause_ms(unsigned ms);
-
-/* fnv-1a of a string: names that follow from a prefix. */
-uint32_t lab_hash(const char *s);
 
 #endif

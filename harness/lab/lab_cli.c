@@ -5,7 +5,8 @@
 #include <unistd.h>
 
 #include "../../lib/units.h"
-#include "lab.h"
+#include "lab_kind.h"
+#include "lab_server.h"
 
 static void usage(FILE *out)
 {
@@ -36,7 +37,7 @@ static void usage(FILE *out)
                  "  --size SIZE  for up: the storage of each server (sparse); default");
     for (unsigned i = 0; i < n; i++) {
         char size[32];
-        format_size(kinds[i]->default_size, size, sizeof size);
+        format_size(kinds[i]->build->default_size, size, sizeof size);
         fprintf(out, "%s %s %s", i ? "," : "", kinds[i]->name, size);
     }
     fprintf(out, "\n  --clients N  for up: client hosts c1..cN (2 to %d), each a namespace on the "

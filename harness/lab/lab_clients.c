@@ -25,7 +25,11 @@
 
 #include "../../lib/net.h"
 #include "../../lib/proc.h"
-#include "lab.h"
+#include "lab_clients.h"
+#include "lab_kind.h"
+#include "lab_record.h"
+#include "lab_ssh.h"
+#include "lab_switch.h"
 
 void lab_lay_out_clients(struct lab *lab)
 {
@@ -54,7 +58,7 @@ void lab_lay_out_clients(struct lab *lab)
         snprintf(h->home, sizeof h->home, "%s/c%u", lab->dir, k);
         snprintf(h->log, sizeof h->log, "%s/client.log", h->home);
         snprintf(h->service, sizeof h->service, "%s",
-                 lab->kind->client_service ? lab->kind->client_service : "");
+                 lab->kind->build->client_service ? lab->kind->build->client_service : "");
     }
 }
 

@@ -60,7 +60,10 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
-#include "lab.h"
+#include "lab_kind.h"
+#include "lab_names.h"
+#include "lab_record.h"
+#include "lab_server.h"
 
 #define CLI_TIMEOUT_MS 30000
 
@@ -221,7 +224,7 @@ static const struct lab_host *live_glusterd(const struct lab *lab, const char *v
     return NULL;
 }
 
-/* The storage's CLI (lab_kind.cli): argv in the namespaces of any live
+/* The storage's CLI (lab_serve.cli): argv in the namespaces of any live
  * glusterd, as on that server. */
 static int gluster_run(const struct lab *lab, char *const argv[], char *out, size_t outlen,
                        int timeout_ms)
@@ -730,23 +733,43 @@ static void gluster_place(const struct lab *lab, unsigned client, struct lab_pla
     snprintf(p->desc, sizeof p->desc, "volume %.31s mounted at %.199s", g->volume, mnt);
 }
 
+/* Bringing it up. */
+static const struct lab_build gluster_build = {
+    .default_size = 512ull << 20, /* xfs needs 300 MB at least; the images are sparse */
+    .client_service = "glusterfs (FUSE client)",
+    .lay_out = gluster_lay_out,
+    .start = gluster_start,
+};
+
+/* What it lends a run. */
+static const struct lab_serve gluster_serve = {
+    .place = gluster_place,
+    .storage = &storage_gluster,
+    .cli = gluster_run,
+};
+
+/* What faults reach. */
+static const struct lab_faults gluster_faults = {
+    .process = gluster_process,
+    .restart = gluster_restart,
+    .power = gluster_power,
+    .replica = gluster_replica,
+};
+
+/* Its health and status. */
+static const struct lab_report gluster_report = {
+    .healthy = gluster_healthy,
+    .status = gluster_status,
+};
+
 const struct lab_kind lab_gluster = {
     .name = "gluster",
     .summary = "servers gs1, gs2, gs3 with a replica-3 GlusterFS volume, FUSE-mounted here",
     .keys = KEY_TABLE(gluster_keys),
-    .default_size = 512ull << 20, /* xfs needs 300 MB at least; the images are sparse */
     .serves = "files",
     .serves_what = "the embedded GlusterFS volume",
-    .client_service = "glusterfs (FUSE client)",
-    .lay_out = gluster_lay_out,
-    .start = gluster_start,
-    .restart = gluster_restart,
-    .power = gluster_power,
-    .healthy = gluster_healthy,
-    .status = gluster_status,
-    .place = gluster_place,
-    .process = gluster_process,
-    .replica = gluster_replica,
-    .storage = &storage_gluster,
-    .cli = gluster_run,
+    .build = &gluster_build,
+    .serve = &gluster_serve,
+    .faults = &gluster_faults,
+    .report = &gluster_report,
 };

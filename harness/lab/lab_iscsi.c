@@ -16,7 +16,7 @@
  *
  * With write_cache = on, each controller has a volatile write cache of its
  * own between its tgtd and the shared file, as an array's controller has:
- * a faultline-wcache process (wcache.c), a FUSE file LAB/cache-a/lun over
+ * a faultline-wcache process (wcache/wcache.c), a FUSE file LAB/cache-a/lun over
  * lun.img that keeps written data in its memory until tgtd's fdatasync for
  * SYNCHRONIZE CACHE.  cache_mirror = yes copies each controller's unflushed
  * writes into the other's cache before they are acknowledged;
@@ -47,7 +47,9 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
-#include "lab.h"
+#include "lab_kind.h"
+#include "lab_names.h"
+#include "lab_record.h"
 
 /* tgtd's sockets (it names them /var/run/tgtd/socket.N; /var/run is a link
  * to /run, and root_only_dir follows no link, so the real path here) */
@@ -591,19 +593,39 @@ static int iscsi_process(const struct lab *lab, const char *host, const char *pr
     return 0;
 }
 
+/* Bringing it up. */
+static const struct lab_build iscsi_build = {
+    .default_size = 256ull << 20,
+    .lay_out = iscsi_lay_out,
+    .start = iscsi_start,
+};
+
+/* What it lends a run. */
+static const struct lab_serve iscsi_serve = {
+    .place = iscsi_place,
+};
+
+/* What faults reach. */
+static const struct lab_faults iscsi_faults = {
+    .process = iscsi_process,
+    .restart = iscsi_restart,
+    .power = iscsi_power,
+};
+
+/* Its health and status. */
+static const struct lab_report iscsi_report = {
+    .healthy = iscsi_healthy,
+    .status = iscsi_status,
+};
+
 const struct lab_kind lab_iscsi = {
     .name = "iscsi",
     .summary = "two tgtd controllers ctrl-a and ctrl-b exporting one LUN",
     .keys = KEY_TABLE(iscsi_keys),
-    .default_size = 256ull << 20,
     .serves = "iscsi",
     .serves_what = "the embedded lab",
-    .lay_out = iscsi_lay_out,
-    .start = iscsi_start,
-    .restart = iscsi_restart,
-    .healthy = iscsi_healthy,
-    .power = iscsi_power,
-    .status = iscsi_status,
-    .place = iscsi_place,
-    .process = iscsi_process,
+    .build = &iscsi_build,
+    .serve = &iscsi_serve,
+    .faults = &iscsi_faults,
+    .report = &iscsi_report,
 };

@@ -22,7 +22,9 @@
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
-#include "lab.h"
+#include "lab_record.h"
+#include "lab_server.h"
+#include "lab_ssh.h"
 
 #define SSHD "/usr/sbin/sshd"
 

@@ -9,7 +9,7 @@
  *   target      what the target is, as its backend says (backend_ops.
  *               identify: a device's model and serial, a LUN's INQUIRY data,
  *               a filesystem's type and mount options), and for a lab that
- *               describes its storage (lab_kind.describe) the volume and
+ *               describes its storage (lab_report.describe) the volume and
  *               its options; for a real cluster ([cluster]) the same,
  *               as its storage kind asks it on the cluster's via host
  *               (storage.h)
@@ -57,7 +57,7 @@ struct manifest {
     char target_kind[16];
     struct kv_list target;      /* backend_ops.identify */
     char lab_kind[16];          /* "" without a lab */
-    struct kv_list lab_about, lab_options; /* lab_kind.describe */
+    struct kv_list lab_about, lab_options; /* lab_report.describe */
     bool lab_described;
     char cluster_kind[16];      /* [cluster] kind, "" without one */
     char cluster_via[192];      /* where its CLI was asked */
