@@ -17,18 +17,14 @@
 #   include-circle A B ...
 #                     headers that include each other round a loop
 #
-# A line of tests/shape.allow names a finding that is known and not yet
-# fixed, as its report line without the part in parentheses; an allowed
-# finding is reported as "allowed ...", and an allowed one that no longer
-# happens is an error too (so that the list only shrinks).  Exit 1
-# with every finding, 0 when there is none; 2 when the objects are missing.
+# Exit 1 with every finding, 0 when there is none; 2 when the objects are
+# missing.
 set -u
 
 BUILD=${1:-build}
 ROOTS="lib checks workloads faults harness"
 MAX_FILE=900
 MAX_FUNCTION=100
-ALLOW=tests/shape.allow
 [ -d lib ] && [ -d tests ] || { echo "shape: run from the repository" >&2; exit 2; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fl-shape-XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
@@ -105,33 +101,12 @@ while IFS= read -r h; do
 done < "$TMP/h" > "$TMP/includes"
 loops "$TMP/includes" include-circle >> "$TMP/findings"
 
-# --- what is allowed for now
-[ -f "$ALLOW" ] && grep -v '^[ \t]*\(#\|$\)' "$ALLOW" > "$TMP/allow" || : > "$TMP/allow"
-bad=0
-allowed=0
-while IFS= read -r line; do
-    key=${line% (*}
-    if grep -qxF "$key" "$TMP/allow"; then
-        echo "allowed $line"
-        allowed=$((allowed + 1))
-        echo "$key" >> "$TMP/seen"
-    else
-        echo "$line"
-        bad=$((bad + 1))
-    fi
-done < "$TMP/findings"
-touch "$TMP/seen"
-while IFS= read -r a; do
-    grep -qxF "$a" "$TMP/seen" || { echo "stale-allow $ALLOW: \"$a\" no longer happens: take it out"; bad=$((bad + 1)); }
-done < "$TMP/allow"
-
+# --- the verdict
+bad=$(wc -l < "$TMP/findings")
+cat "$TMP/findings"
 files=$(wc -l < "$TMP/c")
-if [ $bad -gt 0 ]; then
-    echo "shape: $bad findings in $files C files ($allowed more allowed by $ALLOW)"
+if [ "$bad" -gt 0 ]; then
+    echo "shape: $bad findings in $files C files"
     exit 1
 fi
-if [ $allowed -gt 0 ]; then
-    echo "shape: $files C files: no finding but the $allowed known ones of $ALLOW"
-else
-    echo "shape: $files C files: none over $MAX_FILE lines, no function over $MAX_FUNCTION, no circle"
-fi
+echo "shape: $files C files: none over $MAX_FILE lines, no function over $MAX_FUNCTION, no circle"
