@@ -2,7 +2,7 @@
 #
 #   make          build ./faultline (and build/faultline-wcache, the iSCSI lab's write cache)
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
-#   make check    the layers, unit, CLI and lab tests, then all of them again under
+#   make check    the layers, the shape, unit, CLI and lab tests, then all of them again under
 #                 ASan+UBSan; the last line counts: N passed, N failed, N skipped
 #   make demo     the iSCSI lab, a controller killed during a verified run, the report
 #   make demo-file  a local file, damaged afterwards, and what verify finds
