@@ -395,9 +395,11 @@ int write_full(int fd, const void *buf, size_t len)
     const char *p = buf;
     while (len) {
         ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) { /* 0: nothing more will go (a pipe whose reader is gone) */
+            if (w == 0)
+                errno = EIO;
             return -1;
         }
         p += w;

@@ -63,8 +63,9 @@ int root_only_dir(const char *dir, unsigned mode, char *err, size_t errlen);
  * err naming its owner and mode. */
 int trusted_file(int fd, const char *path, char *err, size_t errlen);
 
-/* Writes all len bytes of buf to fd, going on after a short write or an
- * interrupted one.  0, or -1 (errno). */
+/* Writes all len bytes of buf to fd (a file, pipe or socket), going on
+ * after a short write or an interrupted one.  0, or -1 (errno; EIO when a
+ * write took nothing). */
 int write_full(int fd, const void *buf, size_t len);
 
 /* fsyncs the directory dir (what a rename or a creation in it changed).

@@ -88,15 +88,7 @@ static void send_line(struct agent *a, struct jl_out *o)
         jl_end(o);
     }
     /* A controller that is gone does not read: the close of stdin tells. */
-    size_t done = 0;
-    while (done < o->len) {
-        ssize_t w = write(a->out, o->buf + done, o->len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        done += (size_t)w;
-    }
+    (void)write_full(a->out, o->buf, o->len);
 }
 
 static void send_error(struct agent *a, const char *re, unsigned id, const char *why)

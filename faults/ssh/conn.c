@@ -11,21 +11,7 @@
 #include <unistd.h>
 
 #include "../../lib/clock.h"
-
-int conn_write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
+#include "../../lib/fsutil.h"
 
 /* One line from the agent, waiting at most until `deadline` (mono_ns;
  * UINT64_MAX: as long as it takes).  1: *line points at it (valid until
@@ -231,7 +217,7 @@ int conn_send(struct remote *r, struct jl_out *o, char *err, size_t errlen)
         return -1;
     }
     pthread_mutex_lock(&r->wmu);
-    int rc = r->to >= 0 ? conn_write_all(r->to, o->buf, o->len) : -1;
+    int rc = r->to >= 0 ? write_full(r->to, o->buf, o->len) : -1;
     pthread_mutex_unlock(&r->wmu);
     if (rc != 0) {
         snprintf(err, errlen, "cannot write to the agent on %s: %s", r->host.name,

@@ -66,9 +66,6 @@ struct remote {
     char first[4096]; /* the agent's first line: its hello, or its cleanup answer */
 };
 
-/* Writes all of buf to fd.  0, or -1 (errno). */
-int conn_write_all(int fd, const void *buf, size_t len);
-
 /* One line from the agent, waiting at most until `deadline` (mono_ns;
  * UINT64_MAX: as long as it takes).  1: *line points at it (valid until
  * the next call); 0: time is up; -1: the connection closed.  Before the

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../lib/clock.h"
+#include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/selfid.h"
 #include "sshcmd.h"
@@ -210,7 +211,7 @@ static int bootstrap(struct remote *r, const unsigned char *img, size_t size, ch
                 snprintf(err, errlen, "the agent on %s needs a copy of this build", r->host.name);
                 return -1;
             }
-            if (conn_write_all(r->to, img, size) != 0) {
+            if (write_full(r->to, img, size) != 0) {
                 snprintf(err, errlen, "cannot copy faultline to %s: %s", r->host.name,
                          strerror(errno));
                 return -1;
