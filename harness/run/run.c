@@ -24,6 +24,13 @@
 #include "../../workloads/engine.h"
 #include "../../workloads/journal.h"
 #include "../../workloads/verify.h"
+#include "../clients/client_result.h"
+#include "../live/manifest.h"
+#include "../report/report.h"
+#include "conclude.h"
+#include "gather.h"
+#include "launch.h"
+#include "rundir.h"
 
 static uint64_t random64(void)
 {

@@ -16,6 +16,11 @@
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/jread.h"
+#include "../../lib/units.h"
+#include "../live/manifest.h"
+#include "../report/report.h"
+#include "conclude.h"
+#include "gather.h"
 
 /* The run went to the lab's LUN or volume: it must still be there, and the
  * target takes its place again. */
