@@ -429,6 +429,44 @@ void jv_free(struct jv *v)
     free(v);
 }
 
+/* Copies src into dst (a zeroed node): false when memory ran out, with
+ * what was copied still freeable by release. */
+static bool copy_into(struct jv *dst, const struct jv *src)
+{
+    dst->type = src->type;
+    dst->b = src->b;
+    dst->num = src->num;
+    if (src->str && !(dst->str = strdup(src->str)))
+        return false;
+    if (src->type != JV_ARR && src->type != JV_OBJ)
+        return true;
+    if (src->n && !(dst->item = calloc(src->n, sizeof *dst->item)))
+        return false;
+    if (src->type == JV_OBJ && src->n && !(dst->key = calloc(src->n, sizeof *dst->key)))
+        return false;
+    for (size_t i = 0; i < src->n; i++) {
+        dst->n = i + 1;
+        if (src->type == JV_OBJ && !(dst->key[i] = strdup(src->key[i])))
+            return false;
+        if (!copy_into(&dst->item[i], &src->item[i]))
+            return false;
+    }
+    return true;
+}
+
+int jv_copy(const struct jv *v, struct jv **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return -1;
+    if (!copy_into(*out, v)) {
+        jv_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 const struct jv *jv_get(const struct jv *v, const char *key)
 {
     if (!v || v->type != JV_OBJ)

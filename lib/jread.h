@@ -44,6 +44,9 @@ int jv_load(const char *path, struct jv **out, char *err, size_t errlen);
 
 void jv_free(struct jv *v);
 
+/* A deep copy of v into *out (jv_free it).  0, or -1 when memory ran out. */
+int jv_copy(const struct jv *v, struct jv **out);
+
 /* The value of key in an object (the first, if repeated); NULL when v is
  * NULL, not an object, or has no such key. */
 const struct jv *jv_get(const struct jv *v, const char *key);

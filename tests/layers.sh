@@ -25,6 +25,11 @@
 #   lab       the embedded labs
 #   storage   a real cluster's storage ([cluster])
 #
+# The record's renderers (harness/report/result*.c and result*.h, all but
+# result_read.c, which maps report.json onto the record) tell a result from
+# the record alone: they may include only lib/, the record's headers
+# (harness/report/result*.h) and report_files.h, never the live run's.
+#
 # Every #include "..." of the *.c and *.h files under those folders (at any
 # depth) is resolved against the directory of the file that has it, `..`
 # taken out; the top folder of the result must be allowed, and the file must
@@ -122,6 +127,18 @@ while IFS="$TAB" read -r file line target; do
             bad=$((bad + 1))
         fi
     fi
+    case $file in
+    harness/report/result_read.c) ;;
+    harness/report/result*)
+        case $target in
+        lib/* | harness/report/result*.h | harness/report/report_files.h) ;;
+        *)
+            echo "$file:$line: a renderer of the record includes $target (only lib/, harness/report/result*.h and report_files.h)"
+            bad=$((bad + 1))
+            ;;
+        esac
+        ;;
+    esac
 done < "$INCLUDES"
 
 # a file at the top of harness/ is in no room

@@ -11,6 +11,7 @@
 
 #include "../../lib/json.h"
 #include "../../lib/units.h"
+#include "result_render.h"
 
 int report_write_refusal(const char *dir, const struct scenario *sc, const char *why, char *err,
                          size_t errlen)
@@ -58,10 +59,15 @@ int report_write_refusal(const char *dir, const struct scenario *sc, const char 
     return report_install(f, tmp, dir, "junit.xml", err, errlen);
 }
 
-int report_write(const struct report *r, char *err, size_t errlen)
+int report_write(const struct report *r, struct result *res, char *err, size_t errlen)
 {
-    if (report_write_json(r, err, errlen) != 0 || report_write_text(r, err, errlen) != 0 ||
-        report_write_events(r, err, errlen) != 0 || report_write_junit(r, err, errlen) != 0)
+    memset(res, 0, sizeof *res);
+    if (report_write_json(r, err, errlen) != 0 || report_write_events(r, err, errlen) != 0)
+        return -1;
+    /* The rest is told from what report.json says, read back. */
+    if (result_read(r->dir, res, err, errlen) != 0 ||
+        result_write_text(res, r->dir, err, errlen) != 0 ||
+        result_write_junit(res, r->dir, err, errlen) != 0)
         return -1;
     if (report_write_html(r, err, errlen) != 0) /* a verify's page too (report_html.c) */
         return -1;

@@ -1,11 +1,13 @@
 /*
  * report — what a run (or a later `verify`) found, for people and machines.
  *
+ *   report.json   the result: verdict, expectations, faults[] with recovery
+ *                 numbers and path events, counts, findings, io
+ *                 (report_json.c, from the run)
  *   report.txt    the verdict first, every expectation, one line per fault
  *                 with its recovery numbers, what ran, findings by class
- *   report.json   the same for machines: verdict, expectations, faults[]
- *                 with recovery numbers and path events, counts, findings, io
- *   junit.xml     one testcase per expectation and per fault (report_junit.c)
+ *   junit.xml     one testcase per expectation and per fault
+ *                 (both from report.json read back: result_render.h)
  *   report.html   one self-contained page: throughput and latency plots with
  *                 the fault windows, expectations, findings (report_html.c)
  *   events.jsonl  one JSON object per line: run start/end and every finding
@@ -30,6 +32,8 @@
 #include "../live/events.h"
 #include "../scenario/scenario.h"
 #include "../judge/verdict.h"
+#include "report_files.h"
+#include "result.h"
 
 struct manifest; /* ../manifest.h */
 struct resources; /* the hosts' resources over time (../resources.h) */
@@ -140,9 +144,6 @@ const char *report_verdict(const struct report *r);
  * when interrupted (130 SIGINT, 143 SIGTERM). */
 int report_exit_code(const struct report *r);
 
-/* A verdict word for people: "PASS", "FAIL", "INTERRUPTED", "ERROR". */
-const char *report_verdict_caps(const char *verdict);
-
 /* "SIGINT", "SIGTERM". */
 const char *report_signal_name(int sig);
 
@@ -155,29 +156,16 @@ void report_why_not_pass(const struct report *r, char *out, size_t n);
  * when it did. */
 const struct fault_miss *report_missed(const struct report *r, unsigned fault);
 
-/* Writes report.txt and report.json (and events.jsonl for a run).
- * 0, or -1 with err filled. */
-int report_write(const struct report *r, char *err, size_t errlen);
+/* Writes report.json and events.jsonl from the run, then reads report.json
+ * back into res (result.h) and writes report.txt, junit.xml (from res) and
+ * report.html.  0, or -1 with err; result_free(res) either way. */
+int report_write(const struct report *r, struct result *res, char *err, size_t errlen);
 
 /* A run that could not start (nothing ran): report.txt, report.json
  * ("started": false) and junit.xml in dir say why, so that its directory
  * is never a half-made run.  0, or -1 with err. */
 int report_write_refusal(const char *dir, const struct scenario *sc, const char *why, char *err,
                          size_t errlen);
-
-/* A short summary for the terminal. */
-void report_summary(const struct report *r, FILE *out);
-
-/* For the writers of the other formats: a temporary file DIR/.NAME.tmp and
- * its rename to DIR/NAME. */
-FILE *report_open_tmp(const char *dir, const char *name, char *tmp, size_t n, char *err,
-                      size_t errlen);
-int report_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
-                   size_t errlen);
-
-/* Text for XML and HTML: < > & " ' escaped, control characters (but
- * newline and tab) replaced by '?'. */
-void report_escape(FILE *f, const char *s);
 
 /* Where a finding is: the file or device (for a file tree the file the
  * block lives in, or the name found wrong) and the byte offset in it. */
@@ -188,14 +176,11 @@ void report_where(const struct report *r, const struct finding *f, char *path, s
  * axis of its throughput plot (span_s seconds); nothing without samples. */
 void report_html_resources(FILE *f, const struct report *r, double span_s);
 
-/* Each file by its renderer: report.json (report_json.c), the findings
- * and the end of a run in events.jsonl (report_json.c), report.txt
- * (report_text.c), junit.xml (report_junit.c) and report.html
+/* Each file by its writer: report.json (report_json.c), the findings and
+ * the end of a run in events.jsonl (report_json.c) and report.html
  * (report_html.c).  0, or -1 with err. */
 int report_write_json(const struct report *r, char *err, size_t errlen);
 int report_write_events(const struct report *r, char *err, size_t errlen);
-int report_write_text(const struct report *r, char *err, size_t errlen);
-int report_write_junit(const struct report *r, char *err, size_t errlen);
 int report_write_html(const struct report *r, char *err, size_t errlen);
 
 /* Numbers in the reports' units (report_common.c): nanoseconds as seconds,
@@ -230,10 +215,9 @@ void report_json_io(struct json *j, const struct io_stats *s);
 void report_json_maybe(struct json *j, const char *key, bool known, double v);
 
 /* report_clients.c: a run over several clients (MPI ranks) — `clients`
- * and `cross_reads` in report.json, and their lines in report.txt; nothing
+ * and `cross_reads` in report.json; nothing
  * for a run of one client. */
 void report_json_clients(struct json *j, const struct report *r);
-void report_text_clients(FILE *f, const struct report *r);
 
 /* The events of the run that happened in [from_ns, to_ns] and name a portal
  * (path events), for a fault's window. */

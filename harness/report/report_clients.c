@@ -1,7 +1,7 @@
 /*
  * report_clients — what each client of a run over several (MPI ranks) did,
  * next to the combined verdict: `clients` and `cross_reads` in
- * report.json, and one line per client in report.txt (report.html draws
+ * report.json (report.txt tells them from report.json; report.html draws
  * a throughput line per client, report_html.c).
  *
  * Per client: its host, its I/O, its findings, its own stall and recovery
@@ -127,59 +127,4 @@ void report_json_clients(struct json *j, const struct report *r)
     json_arr_end(j);
     json_key(j, "lost_clients");
     json_u64(j, r->lost_clients);
-}
-static void text_client(FILE *f, const struct report *r, const struct report_client *c)
-{
-    if (c->lost) {
-        fprintf(f, "    client %u (%s): LOST: %s\n", c->rank, c->host[0] ? c->host : "?",
-                c->why);
-        if (c->heard[0] && !c->io)
-            fprintf(f, "      last heard: %s\n", c->heard);
-        fprintf(f, "      its state is in %s: `faultline verify` re-reads its share\n", c->dir);
-        return;
-    }
-    const struct io_stats *s = c->io;
-    double secs = s && s->ns ? (double)s->ns / 1e9 : 0;
-    fprintf(f, "    client %u (%s): %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " errors, "
-               "%.0f IOPS; %" PRIu64 " findings; clock %+.3f ms +- %.3f ms",
-            c->rank, c->host, s ? s->reads : 0, s ? s->writes : 0, s ? s->errors : 0,
-            secs > 0 ? (double)(s->reads + s->writes) / secs : 0, c->findings, ms(c->offset_ns),
-            ms((int64_t)c->uncertainty_ns));
-    if (c->end_measured)
-        fprintf(f, " (at the end %+.3f ms +- %.3f ms)", ms(c->offset_end_ns),
-                ms((int64_t)c->uncertainty_end_ns));
-    fputc('\n', f);
-    for (unsigned i = 0; c->recovery && i < r->nfaults; i++) {
-        const struct recovery *x = &c->recovery[i];
-        if (!x->injected)
-            continue;
-        char rec[32];
-        if (x->recovered)
-            snprintf(rec, sizeof rec, "%.3f s", x->recovery_s);
-        else
-            snprintf(rec, sizeof rec, "not recovered");
-        fprintf(f, "      %-16s stall %.3f s, recovery %s, %" PRIu64 " errors\n",
-                r->faults[i].spec.name, x->stall_s, rec, x->errors);
-    }
-}
-
-static void text_clients(FILE *f, const struct report *r)
-{
-    fprintf(f, "\n  clients (%u MPI ranks, %u lost; rank 0 ran the faults; each line from that "
-               "client's own completions):\n", r->nclients, r->lost_clients);
-    for (unsigned k = 0; k < r->nclients; k++)
-        text_client(f, r, &r->clients[k]);
-}
-
-void report_text_clients(FILE *f, const struct report *r)
-{
-    if (r->nclients)
-        text_clients(f, r);
-    if (r->cross) {
-        const struct report_cross *x = r->cross;
-        fprintf(f, "  cross reads %u%% of reads went to other clients' blocks, rule %s: %" PRIu64
-                   " reads, %" PRIu64 " judged against their owner's history, %" PRIu64 " ok, "
-                   "%" PRIu64 " findings, %" PRIu64 " not judged\n",
-                x->pct, x->rule, x->reads, x->judged, x->ok, x->bad, x->unjudged);
-    }
 }

@@ -32,14 +32,6 @@ int report_exit_code(const struct report *r)
     return findings_bad(r->findings) ? 1 : 0;
 }
 
-const char *report_verdict_caps(const char *verdict)
-{
-    return strcmp(verdict, "pass") == 0          ? "PASS"
-           : strcmp(verdict, "fail") == 0        ? "FAIL"
-           : strcmp(verdict, "interrupted") == 0 ? "INTERRUPTED"
-                                                 : "ERROR";
-}
-
 const char *report_signal_name(int sig)
 {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
@@ -135,59 +127,6 @@ void report_json_maybe(struct json *j, const char *key, bool known, double v)
         json_null(j);
 }
 
-void report_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            /* XML 1.0 has no place for most control characters. */
-            fputc(c < 0x20 && c != '\n' && c != '\t' ? '?' : c, f);
-        }
-    }
-}
-
-int report_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
-                   size_t errlen)
-{
-    char fin[PATH_MAX + 64];
-    snprintf(fin, sizeof fin, "%s/%s", dir, name);
-    if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (rename(tmp, fin) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, fin, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-FILE *report_open_tmp(const char *dir, const char *name, char *tmp, size_t n, char *err,
-                      size_t errlen)
-{
-    snprintf(tmp, n, "%s/.%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-    return f;
-}
-
 const struct remote_info *report_agent_of_host(const struct report *r, const char *name)
 {
     for (unsigned i = 0; i < r->nagents; i++)
@@ -226,5 +165,7 @@ void report_json_io(struct json *j, const struct io_stats *s)
     json_num(j, report_iops(s), 0);
     json_key(j, "max_latency_s");
     json_num(j, report_secs(s->lat_max_ns), 6);
+    json_key(j, "ns"); /* exact, for what is computed from it */
+    json_u64(j, s->ns);
     json_obj_end(j);
 }

@@ -120,9 +120,22 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
     /* the metadata streams' own stall in the fault's span (this process's
      * streams: null where only the clients' counts came back) */
     bool meta = x->injected && r->meta_streams && r->nmeta && strcmp(r->mode, "run") == 0;
+    struct meta_gap mg = {0, 0};
     report_json_maybe(j, "metadata_stall_s", meta,
                       report_secs(meta ? meta_longest_gap(r->meta_streams, r->nmeta, x->inject_ns,
-                                                   x->until_ns, NULL) : 0));
+                                                   x->until_ns, &mg) : 0));
+    report_json_maybe(j, "metadata_stall_from", meta && mg.to_ns > mg.from_ns,
+                      report_secs(mg.from_ns));
+    report_json_maybe(j, "metadata_stall_to", meta && mg.to_ns > mg.from_ns,
+                      report_secs(mg.to_ns));
+    if (x->heal_measured) { /* what report.txt says of it, also when it did not heal */
+        json_key(j, "heal_word");
+        json_str(j, x->heal_word);
+        json_key(j, "healed");
+        json_bool(j, x->healed);
+        json_key(j, "heal_whole");
+        json_str(j, x->heal_whole ? x->heal_whole : "");
+    }
     report_json_maybe(j, "analysed_until", x->injected, report_secs(x->until_ns));
     json_key(j, "path_events");
     json_arr_begin(j);
@@ -376,6 +389,8 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
     json_seconds(j, f->injected_ns ? f->injected_ns : FL_TIME_UNKNOWN);
     json_key(j, "cleared_at");
     json_seconds(j, f->cleared_ns ? f->cleared_ns : FL_TIME_UNKNOWN);
+    json_key(j, "applied");
+    json_bool(j, f->applied);
     json_key(j, "apply_ms");
     json_num(j, (double)f->apply_ns / 1e6, 3);
     json_key(j, "steps");
@@ -611,6 +626,22 @@ static void json_head(struct json *j, const struct report *r)
     json_arr_end(j);
     json_key(j, "workers");
     json_u64(j, r->workers);
+    json_key(j, "scenario_file");
+    json_str(j, r->sc->file);
+    const struct workload_cfg *w = &r->sc->workload;
+    json_key(j, "workload");
+    json_obj_begin(j);
+    json_key(j, "pattern");
+    json_str(j, w->pattern == PATTERN_RANDOM ? "random" : "sequential");
+    json_key(j, "read_pct");
+    json_u64(j, w->read_pct);
+    json_key(j, "depth");
+    json_u64(j, w->depth);
+    json_key(j, "flush_every");
+    json_u64(j, w->flush_every);
+    json_obj_end(j);
+    json_key(j, "hung_after_s");
+    json_num(j, report_secs(r->sc->hung_after_ns), 3);
 }
 
 int report_write_json(const struct report *r, char *err, size_t errlen)
@@ -646,6 +677,8 @@ int report_write_json(const struct report *r, char *err, size_t errlen)
     json_key(&j, "doubtful_writes");
     json_u64(&j, r->doubtful_writes);
     json_power(&j, r);
+    json_key(&j, "reverted_after_crash"); /* reads that found a write the run's crash lost */
+    json_u64(&j, r->reverted_by_loss ? r->reverted_by_loss[0] : 0);
     if (r->nmeta)
         json_metadata(&j, r);
     report_json_clients(&j, r);

@@ -107,10 +107,13 @@ void report_json_manifest(struct json *j, const struct report *r)
     json_obj_end(j);
 
     json_key(j, "scenario_sha256");
-    if (m->scenario_sha256[0])
+    if (m->scenario_sha256[0]) {
         json_str(j, m->scenario_sha256);
-    else
+    } else {
         json_null(j);
+        json_key(j, "scenario_error"); /* why there is no digest */
+        json_str(j, m->scenario_error);
+    }
     json_key(j, "seed");
     json_u64(j, m->seed);
 
@@ -135,66 +138,12 @@ void report_json_manifest(struct json *j, const struct report *r)
     json_obj_end(j);
 }
 
+
+
 /* "23.5 GiB": memory sizes are never round */
 static void memory(uint64_t bytes, char *out, size_t n)
 {
     snprintf(out, n, "%.1f GiB", (double)bytes / (1024.0 * 1024 * 1024));
-}
-
-static void text_kv(FILE *f, const struct kv_list *l, const char *sep)
-{
-    for (unsigned i = 0; i < l->n; i++)
-        fprintf(f, "%s%s %s", i ? sep : "", l->kv[i].key, l->kv[i].value);
-}
-
-void report_text_manifest(FILE *f, const struct report *r)
-{
-    const struct manifest *m = r->manifest;
-    if (!m)
-        return;
-    char mem[32];
-    memory(m->memory_bytes, mem, sizeof mem);
-    fprintf(f, "\n  manifest:\n");
-    fprintf(f, "    faultline  %s; %s; cflags %s; sanitizers %s\n", m->version, m->cc, m->cflags,
-            m->sanitizers);
-    fprintf(f, "    machine    %s, kernel %s (%s), %u CPUs (%u usable) %s, %s memory\n",
-            m->hostname, m->kernel, m->arch, m->cpus, m->cpus_usable, m->cpu_model, mem);
-    fprintf(f, "    target     %s: ", m->target_kind);
-    text_kv(f, &m->target, ", ");
-    fprintf(f, "\n");
-    if (m->lab_kind[0]) {
-        fprintf(f, "    lab        %s%s", m->lab_kind, m->lab_about.n ? ": " : "");
-        text_kv(f, &m->lab_about, ", ");
-        fprintf(f, "\n");
-        if (m->lab_described) {
-            fprintf(f, "    options    ");
-            if (m->lab_options.n)
-                text_kv(f, &m->lab_options, ", ");
-            else
-                fprintf(f, "all at their defaults");
-            fprintf(f, "\n");
-        }
-    }
-    if (m->cluster_kind[0]) {
-        fprintf(f, "    cluster    %s, asked %s%s", m->cluster_kind, m->cluster_via,
-                m->cluster_about.n ? ": " : "");
-        text_kv(f, &m->cluster_about, ", ");
-        fprintf(f, "\n    options    ");
-        if (m->cluster_options.n)
-            text_kv(f, &m->cluster_options, ", ");
-        else
-            fprintf(f, "all at their defaults");
-        fprintf(f, "\n");
-    }
-    fprintf(f, "    versions   tgtd %s, glusterfs %s, libiscsi %s, libnl %s\n", m->tgtd,
-            m->glusterfs, m->libiscsi, m->libnl);
-    fprintf(f, "    scenario   sha256 %s, seed %" PRIu64 "\n",
-            m->scenario_sha256[0] ? m->scenario_sha256 : m->scenario_error, m->seed);
-    for (unsigned i = 0; i < m->nhosts; i++) {
-        const struct manifest_host *h = &m->hosts[i];
-        fprintf(f, "    %-10s %s, kernel %s (%s)\n", i ? "" : "hosts", h->name,
-                h->kernel[0] ? h->kernel : "unknown", h->hostname[0] ? h->hostname : "unknown");
-    }
 }
 
 static void row_begin(FILE *f, const char *label)

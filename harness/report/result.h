@@ -161,6 +161,7 @@ struct result {
     char *interrupted_by; /* "SIGINT", "SIGTERM" */
     int exit_status;
     unsigned workers;
+    bool judged;          /* the verdict's rules ran ("corruption" is written) */
     struct result_miss *missed;
     size_t nmissed;
     struct result_expect *expect;

@@ -8,6 +8,7 @@
 #include "../../lib/crc32c.h"
 #include "../../lib/errbuf.h"
 #include "../judge/verdict.h"
+#include "../report/result_render.h"
 
 /* The report fields both verbs fill from the crew the same way. */
 struct report conclude_report(const char *mode, const char *dir, const struct scenario *sc,
@@ -114,13 +115,17 @@ int conclude_finish(struct report *rep, struct crew *crew, struct event_log *eve
     }
     rep->verdict = &verdict;
     int code = report_exit_code(rep);
-    if (report_write(rep, err, sizeof err) != 0) {
+    struct result res;
+    bool written = report_write(rep, &res, err, sizeof err) == 0;
+    if (!written) {
         fprintf(stderr, "faultline: %s\n", err);
         code = 2;
     }
     if (crew->error)
         fprintf(stderr, "faultline: %s\n", crew->error);
-    report_summary(rep, stdout);
+    if (written) /* what the report says, as it says it */
+        result_summary(&res, rep->dir, stdout);
+    result_free(&res);
     verdict_free(&verdict);
     rep->verdict = NULL; /* it lived here only */
     crew_close(crew);
