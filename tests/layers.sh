@@ -16,8 +16,9 @@
 #   cli       the verbs' front door: main, cleanup
 #   run       run, verify, check, repeat, launch; what a run concludes
 #   clients   the exchange between the ranks of a run over several clients
+#   compare   two reports side by side: a run's read back through report's
+#             result (result.h)
 #   report    every file of a run's report, and the summary of repeats
-#   compare   two reports side by side
 #   live      a run while it runs: the crew of workers, faults on schedule,
 #             events, resources, heal, evidence, the manifest
 #   judge     pass or fail: the verdict from the metrics
@@ -41,7 +42,7 @@ set -eu
 ROOT=${1:-$(dirname "$0")/..}
 cd "$ROOT" || exit 2
 LAYERS="lib checks workloads faults harness"
-ROOMS="cli run clients report compare live judge scenario lab storage"
+ROOMS="cli run clients compare report live judge scenario lab storage"
 
 room_rank() { # ROOM: its place in $ROOMS (1 = the top), 0 when it is none of them
     i=0

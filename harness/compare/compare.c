@@ -199,19 +199,24 @@ static int find_breaches(struct cmp_result *r, const struct cmp_limit *limits, s
     return 0;
 }
 
-/* B's expectations that did not hold (pass false; integrity rules too). */
+/* B's expectations that did not hold (pass false; integrity rules too):
+ * a run's from its result, a summary's from its tree. */
 static int failed_expectations(struct cmp_result *r)
 {
-    const struct jv *list = jv_get(r->b->doc, "expectations");
-    r->failed = calloc(jv_len(list) ? jv_len(list) : 1, sizeof *r->failed);
+    const struct result *res = r->b->res;
+    const struct jv *list = res ? NULL : jv_get(r->b->doc, "expectations");
+    size_t n = res ? res->nexpect : jv_len(list);
+    r->failed = calloc(n ? n : 1, sizeof *r->failed);
     if (!r->failed) {
-        fprintf(stderr, "faultline compare: out of memory for %zu expectations\n", jv_len(list));
+        fprintf(stderr, "faultline compare: out of memory for %zu expectations\n", n);
         return -1;
     }
-    for (size_t i = 0; i < jv_len(list); i++) {
+    for (size_t i = 0; i < n; i++) {
         bool pass = true;
-        if (jv_bool(jv_get(jv_at(list, i), "pass"), &pass) && !pass)
-            r->failed[r->nfailed++] = jv_at(list, i);
+        if (res && !res->expect[i].pass)
+            r->failed[r->nfailed++] = (struct cmp_failed){.x = &res->expect[i]};
+        else if (!res && jv_bool(jv_get(jv_at(list, i), "pass"), &pass) && !pass)
+            r->failed[r->nfailed++] = (struct cmp_failed){.rule = jv_at(list, i)};
     }
     return 0;
 }

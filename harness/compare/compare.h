@@ -30,6 +30,7 @@
 
 #include "../../checks/metric.h"
 #include "../../lib/jread.h"
+#include "../report/result.h"
 
 /* `faultline compare DIR_A DIR_B [--worse METRIC:RATIO]... [--json]`
  * (argv[1] is "compare").  Exit status 0, 1 or 2. */
@@ -103,7 +104,9 @@ int cmp_parse_limit(const char *arg, struct cmp_limit *out, char *err, size_t er
 
 struct cmp_side {
     const char *dir;
-    struct jv *doc;
+    struct result *res;    /* a run's or verify's result (result.h); NULL for a summary */
+    struct jv *doc;        /* a summary of repeats' report.json, as a tree: it is not a
+                              result (summary.c writes it); NULL for a run */
     const char *mode;      /* run, verify or repeat */
     const char *verdict;   /* "?" when absent */
     const char *scenario;  /* "?" when absent */
@@ -161,6 +164,13 @@ struct cmp_row {
     struct cmp_judgement j;
 };
 
+/* An expectation of B that failed: a run's from its result, a summary's
+ * rule as its report.json has it (one of the two). */
+struct cmp_failed {
+    const struct result_expect *x;
+    const struct jv *rule;
+};
+
 /* A row worse than a --worse limit allows. */
 struct cmp_breach {
     const struct cmp_limit *limit;
@@ -178,7 +188,7 @@ struct cmp_result {
     size_t nwarnings;
     const char **only_a, **only_b; /* faults on one side only */
     size_t nonly_a, nonly_b;
-    const struct jv **failed; /* B's expectations with pass false */
+    struct cmp_failed *failed; /* B's expectations with pass false */
     size_t nfailed;
     struct cmp_breach *breaches;
     size_t nbreaches;

@@ -108,6 +108,7 @@ static void print_side(FILE *f, const char *label, const struct cmp_side *s)
     fprintf(f, "%s: %s  (%s, %s, scenario %s", label, s->dir, s->mode, s->verdict, s->scenario);
     if (s->summary) {
         double passed = 0, reps = 0;
+        /* a summary's numbers: its tree (compare_side.c) */
         if (jv_num(jv_get(s->doc, "passed"), &passed) &&
             jv_num(jv_get(s->doc, "repetitions"), &reps))
             fprintf(f, ", passed %.0f of %.0f", passed, reps);
@@ -125,19 +126,28 @@ static void print_names(FILE *f, const char *label, const char **names, size_t n
     fputc('\n', f);
 }
 
-static void print_expectation(FILE *f, const struct jv *e)
+/* A failed expectation: a run's (its result) or a summary's (its tree),
+ * told alike. */
+static void print_expectation(FILE *f, const struct cmp_failed *x)
 {
-    const char *fault = jv_str(jv_get(e, "fault"));
-    const char *expect = jv_str(jv_get(e, "expect"));
-    const char *why = jv_str(jv_get(e, "why"));
-    double measured, line;
+    const struct jv *e = x->rule;
+    const char *fault = x->x ? x->x->fault : jv_str(jv_get(e, "fault"));
+    const char *expect = x->x ? x->x->text : jv_str(jv_get(e, "expect"));
+    const char *why = x->x ? x->x->why : jv_str(jv_get(e, "why"));
+    double measured = 0, line = 0;
+    bool has_measured = x->x ? x->x->known : jv_num(jv_get(e, "measured"), &measured);
+    bool has_line = x->x ? x->x->line != 0 : jv_num(jv_get(e, "line"), &line);
+    if (x->x) {
+        measured = x->x->measured;
+        line = x->x->line;
+    }
     fprintf(f, "  %s%s%s%s", fault ? "[fault " : "", fault ? fault : "", fault ? "] " : "",
             expect ? expect : "?");
-    if (jv_num(jv_get(e, "measured"), &measured))
+    if (has_measured)
         fprintf(f, ": measured %.6g", measured);
     else
         fprintf(f, ": nothing measured");
-    if (jv_num(jv_get(e, "line"), &line))
+    if (has_line)
         fprintf(f, " (line %.0f)", line);
     else
         fprintf(f, " (integrity rule)");
@@ -270,7 +280,7 @@ void cmp_print_text(FILE *f, const struct cmp_result *r)
     if (r->nfailed) {
         fprintf(f, "\nB's failed expectations (%zu):\n", r->nfailed);
         for (size_t i = 0; i < r->nfailed; i++)
-            print_expectation(f, r->failed[i]);
+            print_expectation(f, &r->failed[i]);
     }
     if (r->nbreaches) {
         fprintf(f, "\nworse than allowed (%zu):\n", r->nbreaches);
@@ -407,6 +417,53 @@ static void json_warnings(struct json *j, const struct cmp_result *r)
     json_arr_end(j);
 }
 
+/* A number of a run's expectation as jv_emit wrote back what
+ * report_json.c wrote: a count (no decimals) as it is; seconds (six
+ * decimals) whole without them, else with six. */
+static void json_expect_num(struct json *j, double v, bool seconds)
+{
+    json_num(j, v, seconds && !(isfinite(v) && v == floor(v) && fabs(v) < 1e15) ? 6 : 0);
+}
+
+/* A failed expectation of a run, from its result, as the run's report.json
+ * has it under "expectations" (report_json.c): --json has always carried
+ * them as written, and the result holds every field of them. */
+static void json_expectation(struct json *j, const struct result_expect *x)
+{
+    json_obj_begin(j);
+    json_key(j, "expect");
+    json_str_or_null(j, x->text);
+    json_key(j, "metric");
+    json_str_or_null(j, x->metric);
+    json_key(j, "fault");
+    json_str_or_null(j, x->fault);
+    json_key(j, "op");
+    json_str_or_null(j, x->op);
+    json_key(j, "value");
+    json_expect_num(j, x->value, x->seconds);
+    json_key(j, "unit");
+    json_str(j, x->seconds ? "s" : "count");
+    json_key(j, "measured");
+    if (x->known)
+        json_expect_num(j, x->measured, x->seconds);
+    else
+        json_null(j);
+    json_key(j, "pass");
+    json_bool(j, x->pass);
+    json_key(j, "line");
+    if (x->line)
+        json_u64(j, (uint64_t)x->line);
+    else
+        json_null(j);
+    json_key(j, "implicit");
+    json_bool(j, x->line == 0);
+    if (!x->known) {
+        json_key(j, "why");
+        json_str_or_null(j, x->why);
+    }
+    json_obj_end(j);
+}
+
 void cmp_print_json(FILE *f, const struct cmp_result *r)
 {
     struct json j;
@@ -427,7 +484,10 @@ void cmp_print_json(FILE *f, const struct cmp_result *r)
     json_key(&j, "failed_expectations_b");
     json_arr_begin(&j);
     for (size_t i = 0; i < r->nfailed; i++)
-        jv_emit(&j, r->failed[i]);
+        if (r->failed[i].x)
+            json_expectation(&j, r->failed[i].x);
+        else
+            jv_emit(&j, r->failed[i].rule);
     json_arr_end(&j);
     json_key(&j, "worse_than_allowed");
     json_arr_begin(&j);

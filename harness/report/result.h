@@ -39,6 +39,8 @@ struct result_io {
     bool present;
     uint64_t reads, writes, flushes, bytes_read, bytes_written, errors;
     uint64_t ns;          /* how long it ran ("ns"; older reports: seconds) */
+    double iops;          /* "iops" as written (compare sets it side by side: worked
+                             out again from ns it could differ in the last digit) */
     double max_latency_s;
 };
 

@@ -8,31 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/jread.h"
 #include "../../lib/json.h"
 #include "report.h"
 
-static const struct jv *fault_entry(const struct jv *report, const char *name)
-{
-    const struct jv *faults = jv_get(report, "faults");
-    for (size_t i = 0; i < jv_len(faults); i++)
-        if (jv_str(jv_get(jv_at(faults, i), "name")) &&
-            strcmp(jv_str(jv_get(jv_at(faults, i), "name")), name) == 0)
-            return jv_at(faults, i);
-    return NULL;
-}
-
-/* The metric of fault (or of the run, fault < 0) in repetition x. */
+/* The metric of fault (or of the run, fault < 0) in repetition x: the
+ * run's from its `measured`, a fault's from that fault's numbers. */
 static bool value_in(const struct summary *s, const struct summary_metric *m,
                      const struct rep_outcome *x, double *out)
 {
-    if (!x->report)
+    const struct result *res = x->report;
+    if (!res)
         return false;
+    const struct result_value *v = NULL;
     if (m->fault < 0) {
-        char path[80];
-        snprintf(path, sizeof path, "measured.%s", metric_table[m->metric].name);
-        return jv_num(jv_path(x->report, path), out);
+        v = result_value_of(res->measured, res->nmeasured, metric_table[m->metric].name);
+    } else {
+        const struct result_fault *f = result_fault_named(res, s->sc->faults[m->fault].name);
+        if (f)
+            v = result_value_of(f->values, f->nvalues, m->key);
     }
-    return jv_num(jv_get(fault_entry(x->report, s->sc->faults[m->fault].name), m->key), out);
+    if (!v || !v->known)
+        return false;
+    *out = v->v;
+    return true;
 }
 
 static struct summary_metric *find_metric(struct summary *s, int fault, int metric)
@@ -137,23 +136,19 @@ static void check_integrity(const struct summary *s, struct summary_rule *r)
     r->known = true;
     size_t used = 0;
     for (unsigned k = 0; k < s->asked; k++) {
-        const struct jv *ex = jv_get(s->runs[k].report, "expectations");
+        const struct result *res = s->runs[k].report;
         bool broke = false;
-        for (size_t i = 0; i < jv_len(ex); i++) {
-            const struct jv *e = jv_at(ex, i);
-            bool implicit = false, pass = true;
-            double measured = 0;
-            if (!jv_bool(jv_get(e, "implicit"), &implicit) || !implicit ||
-                !jv_bool(jv_get(e, "pass"), &pass) || pass)
+        for (size_t i = 0; res && i < res->nexpect; i++) {
+            const struct result_expect *e = &res->expect[i];
+            /* an integrity rule is the one nobody wrote: it has no line */
+            if (e->line != 0 || e->pass)
                 continue;
             if (!broke && used < sizeof r->why)
                 used += (size_t)snprintf(r->why + used, sizeof r->why - used, "%srep-%u: %s",
-                                         used ? "; " : "", k + 1,
-                                         jv_str(jv_get(e, "expect")) ? jv_str(jv_get(e, "expect"))
-                                                                     : "?");
-            if (!broke && used < sizeof r->why && jv_num(jv_get(e, "measured"), &measured))
+                                         used ? "; " : "", k + 1, e->text ? e->text : "?");
+            if (!broke && used < sizeof r->why && e->known)
                 used += (size_t)snprintf(r->why + used, sizeof r->why - used, " (measured %g)",
-                                         measured);
+                                         e->measured);
             broke = true;
         }
         r->measured += broke;
@@ -174,7 +169,7 @@ int summary_build(struct summary *s, const struct scenario *sc, const struct rep
     bool rep_failed = false;
     for (unsigned k = 0; k < asked; k++) {
         const struct rep_outcome *x = &runs[k];
-        const char *v = jv_str(jv_get(x->report, "verdict"));
+        const char *v = x->report ? x->report->verdict : NULL;
         s->completed += x->report != NULL;
         s->passed += v && strcmp(v, "pass") == 0 && x->exit == 0;
         rep_failed |= v && strcmp(v, "fail") == 0;
@@ -398,8 +393,8 @@ static int write_json(const struct summary *s, const char *dir, char *err, size_
         json_key(&j, "dir");
         json_str(&j, x->dir);
         json_key(&j, "verdict");
-        if (jv_str(jv_get(x->report, "verdict")))
-            json_str(&j, jv_str(jv_get(x->report, "verdict")));
+        if (x->report && x->report->verdict)
+            json_str(&j, x->report->verdict);
         else
             json_null(&j);
         json_key(&j, "exit");
@@ -413,7 +408,7 @@ static int write_json(const struct summary *s, const char *dir, char *err, size_
     }
     json_arr_end(&j);
     for (unsigned k = 0; k < s->asked; k++) {
-        const struct jv *man = jv_get(s->runs[k].report, "manifest");
+        const struct jv *man = s->runs[k].report ? s->runs[k].report->manifest : NULL;
         if (man) {
             json_key(&j, "manifest");
             jv_emit(&j, man);
@@ -486,7 +481,7 @@ static void text_report(const struct summary *s, FILE *f, bool brief)
             fprintf(f, "  rep-%-3u not run\n", k + 1);
             continue;
         }
-        const char *v = jv_str(jv_get(x->report, "verdict"));
+        const char *v = x->report ? x->report->verdict : NULL;
         fprintf(f, "  %-7s %-5s exit %d%s%s  %s/report.txt\n", x->dir, v ? v : "no report",
                 x->exit, x->lab[0] ? ", lab before it: " : "", x->lab, x->dir);
     }

@@ -1,9 +1,10 @@
 /*
  * summary — the repetitions of a scenario (repeat.h) told together.
  *
- * Reads each repetition's report.json back (jread.h) — what it measured,
- * not what the runs kept in memory, so the summary says exactly what the
- * reports beside it say — and writes into the repeat's directory:
+ * Reads each repetition's report.json back as a result (result.h) — what
+ * it measured, not what the runs kept in memory, so the summary says
+ * exactly what the reports beside it say — and writes into the repeat's
+ * directory:
  *
  *   report.json   "mode": "repeat": verdict; repetitions, completed,
  *                 passed, pass_rate; runs[] (rep, dir, verdict, exit,
@@ -38,8 +39,8 @@
 #include <stdio.h>
 
 #include "../../checks/dist.h"
-#include "../../lib/jread.h"
 #include "../scenario/scenario.h"
+#include "result.h"
 
 /* One repetition, as the repeat saw it end. */
 struct rep_outcome {
@@ -48,7 +49,8 @@ struct rep_outcome {
     bool ran;           /* it was started */
     int exit;           /* its exit status; -1: ended by a signal */
     char lab[1200];     /* "healthy", or what was wrong before it; "" without a lab */
-    struct jv *report;  /* its report.json; NULL: it wrote none */
+    struct result *report; /* its report.json read back; NULL: it wrote none, or one
+                              that could not be read */
 };
 
 /* One metric over the repetitions. */

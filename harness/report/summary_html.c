@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../lib/jread.h"
 #include "summary.h"
 #include "report.h"
 #include "report_svg.h"
@@ -25,7 +26,7 @@
 
 static bool rep_failed(const struct summary *s, unsigned k)
 {
-    const char *v = jv_str(jv_get(s->runs[k].report, "verdict"));
+    const char *v = s->runs[k].report ? s->runs[k].report->verdict : NULL;
     return !v || strcmp(v, "pass") != 0;
 }
 
@@ -179,21 +180,18 @@ static void runs_table(FILE *f, const struct summary *s)
         const struct rep_outcome *x = &s->runs[k];
         if (!x->ran)
             continue;
-        const char *v = jv_str(jv_get(x->report, "verdict"));
+        const char *v = x->report ? x->report->verdict : NULL;
         fprintf(f, "<tr%s><td><a href=\"%s/report.html\">%s</a></td><td>%s</td>"
                    "<td class=\"n\">%d</td><td>",
                 rep_failed(s, k) ? " class=\"bad\"" : "", x->dir, x->dir, v ? v : "no report",
                 x->exit);
         report_escape(f, x->lab[0] ? x->lab : "-");
         fprintf(f, "</td><td>");
-        const struct jv *ex = jv_get(x->report, "expectations");
-        for (size_t i = 0; i < jv_len(ex); i++) {
-            bool pass = true;
-            if (jv_bool(jv_get(jv_at(ex, i), "pass"), &pass) && !pass) {
-                report_escape(f, jv_str(jv_get(jv_at(ex, i), "expect")));
+        for (size_t i = 0; x->report && i < x->report->nexpect; i++)
+            if (!x->report->expect[i].pass) {
+                report_escape(f, x->report->expect[i].text);
                 fprintf(f, "<br>");
             }
-        }
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n");
@@ -264,7 +262,7 @@ int summary_write_html(const struct summary *s, const char *dir, char *err, size
     numbers_table(f, s);
     runs_table(f, s);
     for (unsigned k = 0; k < s->asked; k++) {
-        const struct jv *man = jv_get(s->runs[k].report, "manifest");
+        const struct jv *man = s->runs[k].report ? s->runs[k].report->manifest : NULL;
         if (!man)
             continue;
         char path[256] = "";

@@ -151,6 +151,35 @@ static void check_lab_before(const struct run_opts *o, const struct scenario *sc
     }
 }
 
+/* Repetition k's report.json, when it wrote one, read back as its result
+ * into x->report (NULL when it cannot be read: said on stderr).  Parsed
+ * here rather than by result_read so that a file that is not JSON is told
+ * in jv_load's words, as it always was; the record is made from the tree. */
+static void read_result(const char *rdir, unsigned k, struct rep_outcome *x, char *err,
+                        size_t errlen)
+{
+    char rep_json[PATH_MAX + 64];
+    snprintf(rep_json, sizeof rep_json, "%s/report.json", rdir);
+    struct jv *doc = NULL;
+    if (access(rep_json, F_OK) != 0)
+        return;
+    if (jv_load(rep_json, &doc, err, errlen) != 0) {
+        fprintf(stderr, "faultline: repetition %u: %s\n", k, err);
+        return;
+    }
+    struct result *res = calloc(1, sizeof *res);
+    if (!res) {
+        fprintf(stderr, "faultline: repetition %u: out of memory for its result\n", k);
+    } else if (result_from_json(doc, res, err, errlen) != 0) {
+        fprintf(stderr, "faultline: repetition %u: %s: %s\n", k, rep_json, err);
+        result_free(res);
+        free(res);
+    } else {
+        x->report = res;
+    }
+    jv_free(doc);
+}
+
 /* Repetition k of n, in rdir: a child `faultline run`, waited for, and its
  * report.json read back.  false when it could not be started (err). */
 static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
@@ -172,11 +201,8 @@ static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsi
         ;
     x->exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     x->ran = true;
-    char rep_json[PATH_MAX + 64];
-    snprintf(rep_json, sizeof rep_json, "%s/report.json", rdir);
-    if (access(rep_json, F_OK) == 0 && jv_load(rep_json, &x->report, err, errlen) != 0)
-        fprintf(stderr, "faultline: repetition %u: %s\n", k, err);
-    const char *v = jv_str(jv_get(x->report, "verdict"));
+    read_result(rdir, k, x, err, errlen);
+    const char *v = x->report ? x->report->verdict : NULL;
     if (!o->quiet)
         fprintf(stderr, "faultline: repetition %u of %u: %s (exit %d)\n", k, n,
                 v ? v : "no report", x->exit);
@@ -257,7 +283,10 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
                 "removes it\n", sc->lab->name, lab->prefix, sc->lab->name);
     }
     for (unsigned k = 0; k < n; k++)
-        jv_free(runs[k].report);
+        if (runs[k].report) {
+            result_free(runs[k].report);
+            free(runs[k].report);
+        }
     free(runs);
     free(lab);
     return code;
