@@ -88,6 +88,7 @@ static void read_io(const struct jv *v, struct result_io *io)
     io->bytes_written = u64(jv_get(v, "bytes_written"));
     io->errors = u64(jv_get(v, "errors"));
     io->max_latency_s = num(jv_get(v, "max_latency_s"));
+    io->iops = num(jv_get(v, "iops")); /* as written: compare shows it */
     if (jv_get(v, "ns"))
         io->ns = u64(jv_get(v, "ns"));
     else /* an older report: its seconds, to the ms */
