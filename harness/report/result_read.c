@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "../../checks/findings.h"
+#include "../../checks/metric.h"
 #include "../../lib/jread.h"
+
+/* A fault metric's key in report.json (checks/metric.h): the table names it. */
+#define KEY(id) (metric_table[id].key)
 
 /* What the reading of one document shares: whether memory ran out. */
 struct reader {
@@ -161,13 +165,13 @@ static void read_expectations(struct reader *rd, const struct jv *doc, struct re
 static void read_recovery(struct reader *rd, const struct jv *f, struct result_fault *x)
 {
     x->analysed = maybe(jv_get(f, "analysed_until")).known;
-    x->impact = maybe(jv_get(f, "impact_s"));
-    x->stall = maybe(jv_get(f, "stall_s"));
-    x->recovery = maybe(jv_get(f, "recovery_s"));
-    x->first_io_after_inject = maybe(jv_get(f, "first_io_after_inject_s"));
-    x->first_io_after_clear = maybe(jv_get(f, "first_io_after_clear_s"));
-    x->errors = u64(jv_get(f, "errors"));
-    x->max_latency_s = num(jv_get(f, "max_latency_s"));
+    x->impact = maybe(jv_get(f, KEY(F_IMPACT)));
+    x->stall = maybe(jv_get(f, KEY(F_STALL)));
+    x->recovery = maybe(jv_get(f, KEY(F_RECOVERY)));
+    x->first_io_after_inject = maybe(jv_get(f, KEY(F_FIRST_IO_AFTER_INJECT)));
+    x->first_io_after_clear = maybe(jv_get(f, KEY(F_FIRST_IO_AFTER_CLEAR)));
+    x->errors = u64(jv_get(f, KEY(F_ERRORS)));
+    x->max_latency_s = num(jv_get(f, KEY(F_MAX_LATENCY)));
     x->latency_known = jv_num(jv_get(f, "latency_p50_s"), &x->latency_p50_s);
     x->latency_p99_s = num(jv_get(f, "latency_p99_s"));
     x->latency_max_s = num(jv_get(f, "latency_max_s"));
@@ -178,9 +182,9 @@ static void read_recovery(struct reader *rd, const struct jv *f, struct result_f
     x->heal_measured = x->heal_word != NULL;
     x->healed = flag(jv_get(f, "healed"));
     x->heal_whole = dup_or_empty(rd, jv_get(f, "heal_whole"));
-    struct result_time h = maybe(jv_get(f, "heal_s"));
+    struct result_time h = maybe(jv_get(f, KEY(F_HEAL)));
     if (!h.known)
-        h = maybe(jv_get(f, "recover_s"));
+        h = maybe(jv_get(f, KEY(F_RECOVER)));
     x->heal_s = h.s;
     read_events(rd, jv_get(f, "path_events"), &x->events, &x->nevents);
     read_values(rd, f, &x->values, &x->nvalues);
@@ -329,9 +333,9 @@ static void read_client(struct reader *rd, const struct jv *c, struct result_cli
     for (size_t i = 0; i < x->nfaults; i++) {
         const struct jv *f = jv_at(arr, i);
         x->faults[i].name = dup_or_empty(rd, jv_get(f, "name"));
-        x->faults[i].stall = maybe(jv_get(f, "stall_s"));
-        x->faults[i].recovery = maybe(jv_get(f, "recovery_s"));
-        x->faults[i].errors = u64(jv_get(f, "errors"));
+        x->faults[i].stall = maybe(jv_get(f, KEY(F_STALL)));
+        x->faults[i].recovery = maybe(jv_get(f, KEY(F_RECOVERY)));
+        x->faults[i].errors = u64(jv_get(f, KEY(F_ERRORS)));
     }
 }
 
