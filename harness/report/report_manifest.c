@@ -111,6 +111,10 @@ void report_json_manifest(struct json *j, const struct report *r)
         json_str(j, m->scenario_sha256);
     else
         json_null(j);
+    if (!m->scenario_sha256[0]) { /* why there is no digest */
+        json_key(j, "scenario_error");
+        json_str(j, m->scenario_error);
+    }
     json_key(j, "seed");
     json_u64(j, m->seed);
 
