@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../lib/json.h"
 #include "../../lib/units.h"
+#include "../live/resources.h"
 #include "report_manifest.h"
 
 /* A metric's key in report.json (checks/metric.h). */
@@ -235,6 +237,8 @@ static void json_outage(struct json *j, const struct report *r)
     json_num(j, report_secs(r->baseline.from_ns), 3);
     json_key(j, "to");
     json_num(j, report_secs(r->baseline.to_ns), 3);
+    json_key(j, "buckets"); /* how many buckets the median was taken of */
+    json_u64(j, r->baseline.buckets);
     json_obj_end(j);
     json_key(j, "max_stall_s");
     if (r->max_stall_s >= 0)
@@ -577,6 +581,104 @@ static void json_metadata(struct json *j, const struct report *r)
     json_obj_end(j);
 }
 
+/* An interface of this machine that is a bridge, or a port of one: some
+ * lab's switch, not the client's cable (the resource plots leave it out). */
+static bool bridged(const char *ifname)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/class/net/%s/brport", ifname);
+    if (access(path, F_OK) == 0)
+        return true;
+    snprintf(path, sizeof path, "/sys/class/net/%s/bridge", ifname);
+    return access(path, F_OK) == 0;
+}
+
+/* The machine's interfaces in resources.csv that are a switch's part. */
+static void json_bridged(struct json *j, const struct resources *res)
+{
+    const char *machine = NULL;
+    for (unsigned i = 0; i < res->nseries && !machine; i++)
+        if (strcmp(res->series[i].kind, "cpu") == 0 && strcmp(res->series[i].name, "machine") == 0)
+            machine = res->series[i].host;
+    json_key(j, "bridged");
+    json_arr_begin(j);
+    for (unsigned i = 0; machine && i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "net") == 0 && strcmp(s->metric, "rx_bytes_per_s") == 0 &&
+            strcmp(s->host, machine) == 0 && bridged(s->name))
+            json_str(j, s->name);
+    }
+    json_arr_end(j);
+}
+
+/* How resources.csv was sampled, and what it does not say itself: the
+ * period, the machine's CPUs, whether lab hosts' iowait is counted, why no
+ * disk was sampled, the lab client's own interface, the machine's
+ * interfaces that belong to a switch, each disk's role. */
+static void json_resources(struct json *j, const struct resources *res)
+{
+    json_key(j, "resources");
+    json_obj_begin(j);
+    json_key(j, "file");
+    json_str(j, "resources.csv");
+    json_key(j, "period_s");
+    json_num(j, report_secs(res->period_ns), 3);
+    json_key(j, "samples");
+    json_u64(j, res->nsamples);
+    json_key(j, "cpus");
+    json_u64(j, res->ncpus);
+    json_key(j, "delayacct");
+    json_bool(j, res->delayacct);
+    json_key(j, "why_no_disk");
+    json_str(j, res->why_no_disk);
+    json_key(j, "client_if");
+    json_str(j, res->client_if);
+    json_bridged(j, res);
+    json_key(j, "disks");
+    json_arr_begin(j);
+    for (unsigned i = 0; i < res->nseries; i++) {
+        const struct res_series *s = &res->series[i];
+        if (strcmp(s->kind, "disk") != 0 || strcmp(s->metric, "write_bytes_per_s") != 0)
+            continue;
+        json_obj_begin(j);
+        json_key(j, "host");
+        json_str(j, s->host);
+        json_key(j, "name");
+        json_str(j, s->name);
+        json_key(j, "role");
+        json_str(j, s->role);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+/* What the scenario said that the pages tell again: its file, its
+ * description, the workload as set, the watchdog's limit. */
+static void json_scenario_set(struct json *j, const struct report *r)
+{
+    const struct workload_cfg *w = &r->sc->workload;
+    json_key(j, "scenario_file");
+    json_str(j, r->sc->file);
+    json_key(j, "scenario_description");
+    json_str(j, r->sc->description);
+    json_key(j, "hung_after_s");
+    json_num(j, report_secs(r->sc->hung_after_ns), 3);
+    json_key(j, "workload");
+    json_obj_begin(j);
+    json_key(j, "pattern");
+    json_str(j, w->pattern == PATTERN_RANDOM ? "random" : "sequential");
+    json_key(j, "read_pct");
+    json_u64(j, w->read_pct);
+    json_key(j, "depth");
+    json_u64(j, w->depth);
+    json_key(j, "flush_every");
+    json_u64(j, w->flush_every);
+    json_obj_end(j);
+    if (r->resources)
+        json_resources(j, r->resources);
+}
+
 /* The run's identity: verdict, mode, scenario, seed. */
 static void json_head(struct json *j, const struct report *r)
 {
@@ -626,22 +728,6 @@ static void json_head(struct json *j, const struct report *r)
     json_arr_end(j);
     json_key(j, "workers");
     json_u64(j, r->workers);
-    json_key(j, "scenario_file");
-    json_str(j, r->sc->file);
-    const struct workload_cfg *w = &r->sc->workload;
-    json_key(j, "workload");
-    json_obj_begin(j);
-    json_key(j, "pattern");
-    json_str(j, w->pattern == PATTERN_RANDOM ? "random" : "sequential");
-    json_key(j, "read_pct");
-    json_u64(j, w->read_pct);
-    json_key(j, "depth");
-    json_u64(j, w->depth);
-    json_key(j, "flush_every");
-    json_u64(j, w->flush_every);
-    json_obj_end(j);
-    json_key(j, "hung_after_s");
-    json_num(j, report_secs(r->sc->hung_after_ns), 3);
 }
 
 int report_write_json(const struct report *r, char *err, size_t errlen)
@@ -690,6 +776,7 @@ int report_write_json(const struct report *r, char *err, size_t errlen)
     json_arr_end(&j);
     json_key(&j, "crc32c");
     json_str(&j, r->crc_impl);
+    json_scenario_set(&j, r);
     report_json_manifest(&j, r);
     json_obj_end(&j);
     fputc('\n', f);
