@@ -11,6 +11,7 @@
 
 #include "../../lib/json.h"
 #include "../../lib/units.h"
+#include "result_html.h"
 #include "result_render.h"
 
 int report_write_refusal(const char *dir, const struct scenario *sc, const char *why, char *err,
@@ -69,7 +70,5 @@ int report_write(const struct report *r, struct result *res, char *err, size_t e
         result_write_text(res, r->dir, err, errlen) != 0 ||
         result_write_junit(res, r->dir, err, errlen) != 0)
         return -1;
-    if (report_write_html(r, err, errlen) != 0) /* a verify's page too (report_html.c) */
-        return -1;
-    return 0;
+    return result_write_html(res, r->dir, err, errlen); /* a verify's page too */
 }

@@ -9,7 +9,8 @@
  *   junit.xml     one testcase per expectation and per fault
  *                 (both from report.json read back: result_render.h)
  *   report.html   one self-contained page: throughput and latency plots with
- *                 the fault windows, expectations, findings (report_html.c)
+ *                 the fault windows, expectations, findings (result_html.h,
+ *                 from report.json, timeline.csv and resources.csv)
  *   events.jsonl  one JSON object per line: run start/end and every finding
  *
  * Each is written to a temporary name and renamed, so a reader never sees
@@ -147,11 +148,6 @@ int report_exit_code(const struct report *r);
 /* "SIGINT", "SIGTERM". */
 const char *report_signal_name(int sig);
 
-/* Why a run that did not fail is not a pass either (the run's error, the
- * interruption, the faults that did not happen as written), in one line;
- * "" otherwise. */
-void report_why_not_pass(const struct report *r, char *out, size_t n);
-
 /* Whether fault i did not happen as written (verdict.h), and why; NULL
  * when it did. */
 const struct fault_miss *report_missed(const struct report *r, unsigned fault);
@@ -172,16 +168,10 @@ int report_write_refusal(const char *dir, const struct scenario *sc, const char 
 void report_where(const struct report *r, const struct finding *f, char *path, size_t n,
                   uint64_t *offset);
 
-/* report_resources.c: the resource plots of report.html, on the time
- * axis of its throughput plot (span_s seconds); nothing without samples. */
-void report_html_resources(FILE *f, const struct report *r, double span_s);
-
-/* Each file by its writer: report.json (report_json.c), the findings and
- * the end of a run in events.jsonl (report_json.c) and report.html
- * (report_html.c).  0, or -1 with err. */
+/* report.json, and the findings and the end of a run in events.jsonl
+ * (report_json.c).  0, or -1 with err. */
 int report_write_json(const struct report *r, char *err, size_t errlen);
 int report_write_events(const struct report *r, char *err, size_t errlen);
-int report_write_html(const struct report *r, char *err, size_t errlen);
 
 /* Numbers in the reports' units (report_common.c): nanoseconds as seconds,
  * an io_stats' I/Os per second and MB/s, a wall-clock time in ISO 8601 UTC,
@@ -196,15 +186,6 @@ void report_meta_totals(const struct report *r, uint64_t *ops, uint64_t *errors)
  * fault of the run was aimed at that host. */
 const struct remote_info *report_agent_of_host(const struct report *r, const char *name);
 bool report_host_used(const struct report *r, const char *name);
-
-/* The start of an HTML page of faultline's look, up to and with <body>
- * (the title names the run and its verdict). */
-void report_html_head(FILE *f, const char *name, const char *verdict);
-
-/* The verdict as a badge: the word (report_verdict()'s, or a repeat's) in
- * capitals, in the colour of pass, fail, error or interrupted, and in a
- * neutral grey for any other word, which it still shows as it is. */
-void report_html_verdict(FILE *f, const char *verdict);
 
 struct json;
 

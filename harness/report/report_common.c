@@ -45,28 +45,6 @@ const struct fault_miss *report_missed(const struct report *r, unsigned fault)
     return NULL;
 }
 
-void report_why_not_pass(const struct report *r, char *out, size_t n)
-{
-    out[0] = '\0';
-    const struct verdict *v = r->verdict;
-    if (r->error) {
-        snprintf(out, n, "%s", r->error);
-    } else if (v && v->outcome == OUTCOME_INTERRUPTED) {
-        snprintf(out, n, "%s ended it early; what ran is reported, nothing about what did not",
-                 report_signal_name(v->signal));
-    } else if (v && v->outcome == OUTCOME_NOT_AS_WRITTEN) {
-        size_t used = (size_t)snprintf(out, n, "not run as written: ");
-        const char *sep = "";
-        for (size_t i = 0; i < v->nmissed && used < n; i++) {
-            const struct fault_miss *m = &v->missed[i];
-            if (!m->counts)
-                continue;
-            used += (size_t)snprintf(out + used, n - used, "%s[fault %s] %s", sep,
-                                     r->faults[m->fault].spec.name, m->why);
-            sep = "; ";
-        }
-    }
-}
 
 bool report_event_in(const struct event *e, uint64_t from_ns, uint64_t to_ns)
 {

@@ -12,6 +12,5 @@
 #include "report.h"
 
 void report_json_manifest(struct json *j, const struct report *r);
-void report_html_manifest(FILE *f, const struct report *r);
 
 #endif

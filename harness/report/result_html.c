@@ -56,11 +56,11 @@ static void clients_table(FILE *f, const struct result *res)
         double secs = s->present && s->ns ? (double)s->ns / 1e9 : 0;
         fprintf(f, "<tr%s><td class=\"n\">%u</td><td>", c->lost ? " class=\"bad\"" : "",
                 c->rank);
-        rsvg_escape(f, c->host);
+        report_escape(f, c->host);
         fprintf(f, "</td><td>");
         if (c->lost) {
             fprintf(f, "lost: ");
-            rsvg_escape(f, c->why);
+            report_escape(f, c->why);
         } else {
             fprintf(f, "reported");
         }
@@ -75,7 +75,7 @@ static void clients_table(FILE *f, const struct result *res)
             const struct result_client_fault *x = &c->faults[i];
             if (!x->stall.known) /* not injected */
                 continue;
-            rsvg_escape(f, x->name);
+            report_escape(f, x->name);
             if (x->recovery.known)
                 fprintf(f, " %.3f s / %.3f s<br>", x->stall.s, x->recovery.s);
             else
@@ -94,7 +94,7 @@ static void cross_reads(FILE *f, const struct result *res)
         return;
     fprintf(f, "<p>Cross reads: %u%% of reads went to blocks other clients own, judged by the "
                "rule <code>", res->cross_pct);
-    rsvg_escape(f, res->cross_rule);
+    report_escape(f, res->cross_rule);
     fprintf(f, "</code> against their owner's history: %" PRIu64 " reads, %" PRIu64 " judged, "
                "%" PRIu64 " ok, <span class=\"%s\">%" PRIu64 " findings</span>, %" PRIu64
                " not judged.</p>\n",
@@ -106,7 +106,7 @@ static void expectation_where(FILE *f, const struct result_expect *x)
 {
     if (x->fault) {
         fprintf(f, "[fault ");
-        rsvg_escape(f, x->fault);
+        report_escape(f, x->fault);
         fprintf(f, "]");
     } else {
         fprintf(f, "%s", x->line ? "[expect]" : "integrity rule");
@@ -132,13 +132,13 @@ static void expectations_table(FILE *f, const struct result *res)
         result_expect_value(x, value, sizeof value);
         fprintf(f, "<tr class=\"%s\"><td><span class=\"badge %s\">%s</span></td><td><code>",
                 x->pass ? "ok" : "bad", x->pass ? "pass" : "fail", x->pass ? "pass" : "FAIL");
-        rsvg_escape(f, x->text);
+        report_escape(f, x->text);
         fprintf(f, "</code></td><td>");
         expectation_where(f, x);
         fprintf(f, "</td><td class=\"n\">%s</td>", value);
         if (why) {
             fprintf(f, "<td>");
-            rsvg_escape(f, x->why);
+            report_escape(f, x->why);
             fprintf(f, "</td>");
         }
         fprintf(f, "</tr>\n");
@@ -151,16 +151,16 @@ static void expectations_table(FILE *f, const struct result *res)
 static void fault_cells(FILE *f, const struct result_fault *x, const struct result_miss *miss)
 {
     fprintf(f, "<td>");
-    rsvg_escape(f, x->name);
+    report_escape(f, x->name);
     fprintf(f, "<br><span class=\"small\">");
-    rsvg_escape(f, x->action);
+    report_escape(f, x->action);
     fprintf(f, "</span></td><td class=\"wrap\">");
     if (!x->applied)
         fprintf(f, "planned: ");
-    rsvg_escape(f, x->detail && x->detail[0] ? x->detail : x->host);
+    report_escape(f, x->detail && x->detail[0] ? x->detail : x->host);
     if (miss) {
         fprintf(f, "<br><b>NOT AS WRITTEN: ");
-        rsvg_escape(f, miss->why);
+        report_escape(f, miss->why);
         fprintf(f, "</b>");
     }
     fprintf(f, "</td>");
@@ -203,9 +203,9 @@ static void recovery_cells(FILE *f, const struct result_fault *x, bool events)
     fprintf(f, "<td class=\"small wrap\">");
     for (size_t k = 0; in && k < x->nevents && k < 8; k++) {
         fprintf(f, "%.3f s ", x->events[k].t);
-        rsvg_escape(f, x->events[k].event);
+        report_escape(f, x->events[k].event);
         fprintf(f, " ");
-        rsvg_escape(f, x->events[k].portal);
+        report_escape(f, x->events[k].portal);
         fprintf(f, "<br>");
     }
     fprintf(f, "</td>");
@@ -243,9 +243,9 @@ static void faults_table(FILE *f, const struct result *res, const struct result_
 static void finding_row(FILE *f, const struct result_finding *x)
 {
     fprintf(f, "<tr><td>");
-    rsvg_escape(f, x->cls);
+    report_escape(f, x->cls);
     fprintf(f, "</td><td>");
-    rsvg_escape(f, x->path);
+    report_escape(f, x->path);
     if (!x->has_block)
         fprintf(f, "</td><td>&ndash;</td><td>&ndash;</td><td>&ndash;</td>");
     else
@@ -259,11 +259,11 @@ static void finding_row(FILE *f, const struct result_finding *x)
     td_rtime(f, x->written_at);
     td_rtime(f, x->read_at);
     fprintf(f, "<td class=\"n\">%" PRIu64 "</td><td>", x->repeats);
-    rsvg_escape(f, x->phase);
+    report_escape(f, x->phase);
     fprintf(f, " ");
-    rsvg_escape(f, x->op);
+    report_escape(f, x->op);
     fprintf(f, "</td><td class=\"small\">");
-    rsvg_escape(f, x->detail);
+    report_escape(f, x->detail);
     fprintf(f, "</td></tr>\n");
 }
 
@@ -272,7 +272,7 @@ static void findings_table(FILE *f, const struct result *res)
     fprintf(f, "<h2>Findings</h2>\n<table><tr>");
     for (int c = 0; c < RESULT_CLASSES; c++) {
         fprintf(f, "<th>");
-        rsvg_escape(f, res->class_name[c]);
+        report_escape(f, res->class_name[c]);
         fprintf(f, "</th>");
     }
     fprintf(f, "</tr><tr>");
@@ -322,7 +322,7 @@ static void meta_table(FILE *f, const struct result *res, bool verify)
     double secs = (double)io->ns / 1e9,
            iops = secs > 0 ? (double)(io->reads + io->writes) / secs : 0;
     fprintf(f, "<table class=\"meta\"><tr><td>target</td><td>");
-    rsvg_escape(f, res->target_description && res->target_description[0]
+    report_escape(f, res->target_description && res->target_description[0]
                        ? res->target_description : res->target_path);
     fprintf(f, ", %" PRIu64 " blocks of %" PRIu64 " bytes</td></tr>\n", res->blocks,
             res->block_size);
@@ -331,18 +331,18 @@ static void meta_table(FILE *f, const struct result *res, bool verify)
                    "(%.0f IOPS)%s</td></tr>\n", io->reads, io->errors, secs, iops,
                 res->interrupted ? ", interrupted" : "");
     fprintf(f, "<tr><td>%s</td><td>", verify ? "the run" : "workload");
-    rsvg_escape(f, res->pattern);
+    report_escape(f, res->pattern);
     fprintf(f, ", %u%% reads, depth %u, %u worker%s", res->read_pct, res->depth, res->workers,
             res->workers == 1 ? "" : "s");
     if (!verify)
         fprintf(f, "; %" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " errors in %.1f s "
                    "(%.0f IOPS)", io->reads, io->writes, io->errors, secs, iops);
     fprintf(f, "</td></tr>\n<tr><td>run</td><td>id ");
-    rsvg_escape(f, res->run_id);
+    report_escape(f, res->run_id);
     fprintf(f, ", seed %" PRIu64 ", started %s%s</td></tr>\n", res->seed, when,
             res->interrupted && !verify ? ", interrupted" : "");
     fprintf(f, "<tr><td>scenario</td><td>");
-    rsvg_escape(f, res->scenario_file);
+    report_escape(f, res->scenario_file);
     fprintf(f, "</td></tr>\n");
     if (res->hung)
         fprintf(f, "<tr><td>watchdog</td><td class=\"badn\">%" PRIu64 " I/Os outstanding longer "
@@ -378,22 +378,22 @@ static void heading(FILE *f, const struct result *res, const struct result_serie
 {
     fprintf(f, "<h1>");
     result_html_verdict(f, res->verdict);
-    rsvg_escape(f, name);
+    report_escape(f, name);
     fprintf(f, "</h1>\n");
     if (s->description && s->description[0]) {
         fprintf(f, "<p>");
-        rsvg_escape(f, s->description);
+        report_escape(f, s->description);
         fprintf(f, "</p>\n");
     }
     char why[4096];
     result_why_not_pass(res, why, sizeof why);
     if (why[0]) {
         fprintf(f, "<p class=\"badn\">");
-        rsvg_escape(f, why);
+        report_escape(f, why);
         fprintf(f, "</p>\n");
     } else if (res->interrupted) {
         fprintf(f, "<p class=\"badn\">Interrupted by ");
-        rsvg_escape(f, res->interrupted_by);
+        report_escape(f, res->interrupted_by);
         fprintf(f, ".</p>\n");
     }
 }
@@ -432,17 +432,22 @@ static void page(FILE *f, const struct result *res, const struct result_series *
 int result_write_html(const struct result *res, const char *dir, char *err, size_t errlen)
 {
     struct result_series s;
-    if (result_series_read(dir, &s, err, errlen) != 0) {
+    unsigned ranks[64];
+    size_t nranks = 0;
+    for (size_t k = 0; res->nclients > 1 && k < res->nclients && k < 64; k++)
+        ranks[nranks++] = res->clients[k].rank;
+    if (result_series_read(dir, &s, err, errlen) != 0 ||
+        result_series_clients(dir, ranks, nranks, &s, err, errlen) != 0) {
         result_series_free(&s);
         return -1;
     }
     char tmp[PATH_MAX + 64];
-    FILE *f = result_html_open(dir, "report.html", tmp, sizeof tmp, err, errlen);
+    FILE *f = report_open_tmp(dir, "report.html", tmp, sizeof tmp, err, errlen);
     if (!f) {
         result_series_free(&s);
         return -1;
     }
     page(f, res, &s);
     result_series_free(&s);
-    return result_html_install(f, tmp, dir, "report.html", err, errlen);
+    return report_install(f, tmp, dir, "report.html", err, errlen);
 }

@@ -29,11 +29,19 @@
 #define FL_RESULT_HTML_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct result;
 
 /* Writes DIR/report.html (through a temporary name) from res and DIR's
  * timeline.csv, resources.csv and report.json.  0, or -1 with err. */
 int result_write_html(const struct result *res, const char *dir, char *err, size_t errlen);
+
+/* What every page of ours shares (the summary of repeats' too): the start
+ * of the page, up to and with <body>, its title naming the run and its
+ * verdict; and the verdict as a badge, the word in capitals in the colour
+ * of pass, fail, error or interrupted, a neutral grey for any other word. */
+void result_html_head(FILE *f, const char *name, const char *verdict);
+void result_html_verdict(FILE *f, const char *verdict);
 
 #endif

@@ -42,9 +42,9 @@ static size_t html_kv(FILE *f, const struct jv *o, const char *const *skip)
         if (skipped || !v)
             continue;
         fprintf(f, "%s<code>", shown++ ? ", " : "");
-        rsvg_escape(f, o->key[i]);
+        report_escape(f, o->key[i]);
         fprintf(f, "</code> ");
-        rsvg_escape(f, v);
+        report_escape(f, v);
     }
     return shown;
 }
@@ -76,14 +76,14 @@ static void target_rows(FILE *f, const struct jv *t)
     static const char *const skip[] = {"kind", "lab", "cluster", NULL};
     static const char *const about[] = {"kind", "via", "options", NULL};
     row_begin(f, "target");
-    rsvg_escape(f, str(t, "kind"));
+    report_escape(f, str(t, "kind"));
     fprintf(f, ": ");
     html_kv(f, t, skip);
     fprintf(f, "</td></tr>\n");
     const struct jv *lab = jv_get(t, "lab");
     if (lab && str(lab, "kind")[0]) {
         row_begin(f, "lab");
-        rsvg_escape(f, str(lab, "kind"));
+        report_escape(f, str(lab, "kind"));
         fprintf(f, count_kv(lab, about) ? ": " : "");
         html_kv(f, lab, about);
         fprintf(f, "</td></tr>\n");
@@ -96,7 +96,7 @@ static void target_rows(FILE *f, const struct jv *t)
         row_begin(f, "cluster");
         snprintf(line, sizeof line, "%s, asked %s%s", str(cl, "kind"), str(cl, "via"),
                  count_kv(cl, about) ? ": " : "");
-        rsvg_escape(f, line);
+        report_escape(f, line);
         html_kv(f, cl, about);
         fprintf(f, "</td></tr>\n");
         options_row(f, "cluster options", jv_get(cl, "options"));
@@ -114,7 +114,7 @@ static void hosts_row(FILE *f, const struct jv *hosts)
                  hostname[0] ? hostname : "unknown", kernel[0] ? kernel : "unknown",
                  str(h, "via"));
         fprintf(f, i ? "<br>" : ""); /* one host a line */
-        rsvg_escape(f, line);
+        report_escape(f, line);
     }
     fprintf(f, "</td></tr>\n");
 }
@@ -130,7 +130,7 @@ void result_html_manifest(FILE *f, const struct result *res)
     snprintf(line, sizeof line, "%s; %s; cflags %s; sanitizers %s", str(m, "faultline.version"),
              str(m, "faultline.build_flags.cc"), str(m, "faultline.build_flags.cflags"),
              str(m, "faultline.build_flags.sanitizers"));
-    rsvg_escape(f, line);
+    report_escape(f, line);
     fprintf(f, "</td></tr>\n");
     row_begin(f, "machine");
     /* "23.5 GiB": memory sizes are never round */
@@ -139,21 +139,21 @@ void result_html_manifest(FILE *f, const struct result *res)
              number(m, "machine.cpus"), number(m, "machine.cpus_usable"),
              str(m, "machine.cpu_model"),
              number(m, "machine.memory_bytes") / (1024.0 * 1024 * 1024));
-    rsvg_escape(f, line);
+    report_escape(f, line);
     fprintf(f, "</td></tr>\n");
     target_rows(f, jv_get(m, "target"));
     row_begin(f, "versions");
     snprintf(line, sizeof line, "tgtd %s, glusterfs %s, libiscsi %s, libnl %s",
              str(m, "versions.tgtd"), str(m, "versions.glusterfs"), str(m, "versions.libiscsi"),
              str(m, "versions.libnl"));
-    rsvg_escape(f, line);
+    report_escape(f, line);
     fprintf(f, "</td></tr>\n");
     row_begin(f, "scenario");
     const struct jv *seed = jv_get(m, "seed");
     const char *sha = str(m, "scenario_sha256"), *why = str(m, "scenario_error");
     snprintf(line, sizeof line, "sha256 %s, seed %s", sha[0] ? sha : why[0] ? why : "unknown",
              seed && seed->type == JV_NUM && seed->str ? seed->str : "unknown");
-    rsvg_escape(f, line);
+    report_escape(f, line);
     fprintf(f, "</td></tr>\n");
     hosts_row(f, jv_get(m, "hosts"));
     fprintf(f, "</table>\n");

@@ -59,7 +59,7 @@ void result_html_verdict(FILE *f, const char *verdict)
     }
     up[n] = '\0';
     fprintf(f, "<span class=\"verdict%s%s\">", word ? " v-" : "", word ? verdict : "");
-    rsvg_escape(f, up);
+    report_escape(f, up);
     fprintf(f, "</span>");
 }
 
@@ -68,34 +68,10 @@ void result_html_head(FILE *f, const char *name, const char *verdict)
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
                "<title>faultline: ");
-    rsvg_escape(f, name);
+    report_escape(f, name);
     fprintf(f, " ");
-    rsvg_escape(f, verdict);
+    report_escape(f, verdict);
     fprintf(f, "</title><style>%s</style></head><body>\n", css);
 }
 
-FILE *result_html_open(const char *dir, const char *name, char *tmp, size_t n, char *err,
-                       size_t errlen)
-{
-    snprintf(tmp, n, "%s/.%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-    return f;
-}
 
-int result_html_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
-                        size_t errlen)
-{
-    char fin[PATH_MAX + 64];
-    snprintf(fin, sizeof fin, "%s/%s", dir, name);
-    if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (rename(tmp, fin) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, fin, strerror(errno));
-        return -1;
-    }
-    return 0;
-}

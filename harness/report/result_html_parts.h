@@ -12,6 +12,7 @@
 
 #include "result.h"
 #include "result_series.h"
+#include "result_html.h"
 #include "result_svg.h"
 
 /* The throughput and latency plots, then the resources; nothing without a
@@ -26,18 +27,5 @@ void result_html_resources(FILE *f, const struct result *res, const struct resul
 /* The "Manifest" table; nothing without one. */
 void result_html_manifest(FILE *f, const struct result *res);
 
-/* The start of the page, up to and with <body> (the title names the run and
- * its verdict). */
-void result_html_head(FILE *f, const char *name, const char *verdict);
-
-/* The verdict as a badge: the word in capitals, in the colour of pass,
- * fail, error or interrupted, in a neutral grey for any other word. */
-void result_html_verdict(FILE *f, const char *verdict);
-
-/* DIR/.NAME.tmp, and its rename to DIR/NAME. */
-FILE *result_html_open(const char *dir, const char *name, char *tmp, size_t n, char *err,
-                       size_t errlen);
-int result_html_install(FILE *f, const char *tmp, const char *dir, const char *name, char *err,
-                        size_t errlen);
 
 #endif

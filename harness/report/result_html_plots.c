@@ -5,9 +5,9 @@
  * most of the I/O, the baseline; p50, p99 and the slowest I/O per bucket on
  * a log scale; each fault's window shaded, failed I/Os marked red.
  *
- * A run over several clients names each client in the legend; their own
- * lines are not drawn: no file of the run directory holds a client's
- * series.
+ * A run over several clients draws each client's own line too, from the
+ * timeline.csv the run wrote in its folder (DIR/client-R/), and names each
+ * client in the legend.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -19,7 +19,7 @@
 #define MAX_POINTS 960
 #define MAX_PATH_HUES 4
 
-/* The curves' colours: set on each curve and on its key alike (rsvg_legend). */
+/* The curves' colours: set on each curve and on its key alike (svg_legend). */
 #define IOPS_HUE "#1565c0"
 #define BASE_HUE "#2e7d32"
 #define ERR_HUE "#c62828"
@@ -97,8 +97,8 @@ static unsigned paths_of(const struct result_series *s)
 static double edge(const struct frame *fr, const double *t, size_t n, size_t i, bool right)
 {
     if (right)
-        return rsvg_x(fr, i + 1 < n ? (t[i] + t[i + 1]) / 2 : t[i]);
-    return rsvg_x(fr, i > 0 ? (t[i - 1] + t[i]) / 2 : t[i]);
+        return svg_x(fr, i + 1 < n ? (t[i] + t[i + 1]) / 2 : t[i]);
+    return svg_x(fr, i > 0 ? (t[i - 1] + t[i]) / 2 : t[i]);
 }
 
 /* The coloured areas under the throughput curve, one polygon per run of
@@ -109,7 +109,7 @@ static void path_areas(FILE *f, const struct result_series *s, const struct fram
     unsigned np = paths_of(s);
     if (!np)
         return;
-    double y0 = rsvg_y(fr, 0);
+    double y0 = svg_y(fr, 0);
     fprintf(f, "<g class=\"paths\">\n");
     for (size_t a = 0; a < p->n;) {
         size_t b = a;
@@ -118,14 +118,14 @@ static void path_areas(FILE *f, const struct result_series *s, const struct fram
         if (p->path[a] >= 0 && (unsigned)p->path[a] < np) {
             fprintf(f, "<polygon class=\"path\" fill=\"%s\" points=\"%.1f,%.1f %.1f,%.1f ",
                     path_hue[p->path[a]], edge(fr, p->t, p->n, a, false), y0,
-                    edge(fr, p->t, p->n, a, false), rsvg_y(fr, p->iops[a]));
+                    edge(fr, p->t, p->n, a, false), svg_y(fr, p->iops[a]));
             for (size_t i = a; i <= b; i++)
-                fprintf(f, "%.1f,%.1f ", rsvg_x(fr, p->t[i]), rsvg_y(fr, p->iops[i]));
+                fprintf(f, "%.1f,%.1f ", svg_x(fr, p->t[i]), svg_y(fr, p->iops[i]));
             fprintf(f, "%.1f,%.1f %.1f,%.1f\"><title>", edge(fr, p->t, p->n, b, true),
-                    rsvg_y(fr, p->iops[b]), edge(fr, p->t, p->n, b, true), y0);
+                    svg_y(fr, p->iops[b]), edge(fr, p->t, p->n, b, true), y0);
             fprintf(f, "%.2f s to %.2f s: I/O mostly over path %d, ", p->t[a], p->t[b],
                     p->path[a]);
-            rsvg_escape(f, s->path_names[p->path[a]]);
+            report_escape(f, s->path_names[p->path[a]]);
             fprintf(f, "</title></polygon>\n");
         }
         a = b + 1;
@@ -137,7 +137,7 @@ static void path_areas(FILE *f, const struct result_series *s, const struct fram
  * (where recovery is counted from) dotted. */
 static void baseline_lines(FILE *f, const struct result *res, const struct frame *fr)
 {
-    double y = rsvg_y(fr, res->baseline_iops), y90 = rsvg_y(fr, res->baseline_iops * 0.9);
+    double y = svg_y(fr, res->baseline_iops), y90 = svg_y(fr, res->baseline_iops * 0.9);
     fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                "stroke-dasharray=\"6 4\"/>\n", PAD_L, PLOT_W - PAD_R, y, y, BASE_HUE);
     fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -149,32 +149,51 @@ static void baseline_lines(FILE *f, const struct result *res, const struct frame
 static void iops_keys(FILE *f, const struct result *res, const struct result_series *s,
                       const struct points *p)
 {
-    rsvg_legend_begin(f);
-    rsvg_legend(f, IOPS_HUE, KEY_LINE, res->nclients > 1 ? "IOPS, all clients" : "IOPS");
+    svg_legend_begin(f);
+    svg_legend(f, IOPS_HUE, KEY_LINE, res->nclients > 1 ? "IOPS, all clients" : "IOPS");
     if (res->baseline_known) {
         char text[64];
         snprintf(text, sizeof text, "baseline %.0f IOPS", res->baseline_iops);
-        rsvg_legend(f, BASE_HUE, KEY_DASHED, text);
-        rsvg_legend(f, BASE_HUE, KEY_DOTTED, "90% of it");
+        svg_legend(f, BASE_HUE, KEY_DASHED, text);
+        svg_legend(f, BASE_HUE, KEY_DOTTED, "90% of it");
     }
     for (unsigned k = 0; res->nclients <= 1 && k < paths_of(s); k++) {
         char text[512];
         snprintf(text, sizeof text, "path %u: %s", k, s->path_names[k]);
-        rsvg_legend(f, path_hue[k], KEY_AREA, text);
+        svg_legend(f, path_hue[k], KEY_AREA, text);
     }
     for (size_t k = 0; res->nclients > 1 && k < res->nclients; k++) {
         const struct result_client *c = &res->clients[k];
         char text[256];
         snprintf(text, sizeof text, "client %u (%s)%s", c->rank, c->host ? c->host : "",
                  c->lost ? " lost" : "");
-        rsvg_legend(f, CLIENT_HUE(k), KEY_LINE, text);
+        svg_legend(f, CLIENT_HUE(k), KEY_LINE, text);
     }
     bool errors = false;
     for (size_t i = 0; i < p->n && !errors; i++)
         errors = p->errors[i] != 0;
     if (errors)
-        rsvg_legend(f, ERR_HUE, KEY_LINE, "failed I/Os (marks on the time axis)");
-    rsvg_legend_end(f);
+        svg_legend(f, ERR_HUE, KEY_LINE, "failed I/Os (marks on the time axis)");
+    svg_legend_end(f);
+}
+
+/* A run over several clients: one throughput line per client, coloured,
+ * over the combined one (from each client's own timeline). */
+static void client_lines(FILE *f, const struct result *res, const struct result_series *s,
+                         const struct frame *fr)
+{
+    struct points *q = s->nclients > 1 ? malloc(sizeof *q) : NULL;
+    for (size_t k = 0; q && k < s->nclients && k < res->nclients; k++) {
+        const struct result_series *c = &s->clients[k];
+        if (!c->n || c->bucket_s <= 0)
+            continue;
+        squeeze(c, c->bucket_s, q);
+        fprintf(f, "<polyline class=\"client\" stroke=\"%s\" points=\"", CLIENT_HUE(k));
+        for (size_t i = 0; i < q->n; i++)
+            fprintf(f, "%.1f,%.1f ", svg_x(fr, q->t[i]), svg_y(fr, q->iops[i]));
+        fprintf(f, "\"><title>client %u</title></polyline>\n", res->clients[k].rank);
+    }
+    free(q);
 }
 
 static void plot_iops(FILE *f, const struct result *res, const struct result_series *s,
@@ -184,28 +203,29 @@ static void plot_iops(FILE *f, const struct result *res, const struct result_ser
     for (size_t i = 0; i < p->n; i++)
         if (p->iops[i] > ymax)
             ymax = p->iops[i];
-    double step = rsvg_nice_step(ymax, 4);
+    double step = svg_nice_step(ymax, 4);
     ymax = ceil(ymax / step) * step;
     struct frame fr = {.span_s = p->span_s, .ymax = ymax};
-    rsvg_begin(f, "throughput over time");
-    rsvg_fault_windows(f, res->faults, res->nfaults, &fr);
-    rsvg_x_axis(f, &fr);
-    rsvg_y_axis(f, &fr, step, NULL, "IOPS");
+    svg_begin(f, "throughput over time");
+    svg_fault_windows(f, res->faults, res->nfaults, &fr);
+    svg_x_axis(f, &fr);
+    svg_y_axis(f, &fr, step, NULL, "IOPS");
     if (res->baseline_known)
         baseline_lines(f, res, &fr);
     if (res->nclients <= 1) /* under the curve */
         path_areas(f, s, &fr, p);
     fprintf(f, "<polyline class=\"iops\" stroke=\"%s\" points=\"", IOPS_HUE);
     for (size_t i = 0; i < p->n; i++)
-        fprintf(f, "%.1f,%.1f ", rsvg_x(&fr, p->t[i]), rsvg_y(&fr, p->iops[i]));
+        fprintf(f, "%.1f,%.1f ", svg_x(&fr, p->t[i]), svg_y(&fr, p->iops[i]));
     fprintf(f, "\"/>\n");
+    client_lines(f, res, s, &fr);
     for (size_t i = 0; i < p->n; i++)
         if (p->errors[i])
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"err\" "
                        "stroke=\"%s\"><title>%" PRIu64 " failed I/Os near %.2f s</title></line>\n",
-                    rsvg_x(&fr, p->t[i]), rsvg_x(&fr, p->t[i]), PLOT_H - PAD_B,
+                    svg_x(&fr, p->t[i]), svg_x(&fr, p->t[i]), PLOT_H - PAD_B,
                     PLOT_H - PAD_B - 10, ERR_HUE, p->errors[i], p->t[i]);
-    rsvg_end(f);
+    svg_end(f);
     iops_keys(f, res, s, p);
 }
 
@@ -213,7 +233,7 @@ static void plot_iops(FILE *f, const struct result *res, const struct result_ser
 static void latency_axis(FILE *f, const struct frame *fr)
 {
     for (int e = (int)fr->lmin; e <= (int)fr->lmax; e++) {
-        double v = pow(10, e), y = rsvg_y(fr, v);
+        double v = pow(10, e), y = svg_y(fr, v);
         char lab[32];
         if (v >= 1000)
             snprintf(lab, sizeof lab, "%g s", v / 1000);
@@ -238,13 +258,13 @@ static void latency_line(FILE *f, const struct frame *fr, const struct points *p
             continue;
         if (i + 1 >= p->n || !(v[i + 1] > 0)) { /* alone: a dot */
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\" fill=\"%s\"><title>%s "
-                       "latency</title></circle>\n", rsvg_x(fr, p->t[i]), rsvg_y(fr, v[i]),
+                       "latency</title></circle>\n", svg_x(fr, p->t[i]), svg_y(fr, v[i]),
                     colour, name);
             continue;
         }
         fprintf(f, "<polyline class=\"lat\" stroke=\"%s\" points=\"", colour);
         for (; i < p->n && v[i] > 0; i++)
-            fprintf(f, "%.1f,%.1f ", rsvg_x(fr, p->t[i]), rsvg_y(fr, v[i]));
+            fprintf(f, "%.1f,%.1f ", svg_x(fr, p->t[i]), svg_y(fr, v[i]));
         fprintf(f, "\"><title>%s latency</title></polyline>\n", name);
     }
 }
@@ -265,9 +285,9 @@ static void plot_latency(FILE *f, const struct result *res, const struct points 
                        .lmax = ceil(log10(max > 0.01 ? max : 0.01))};
     if (fr.lmax <= fr.lmin)
         fr.lmax = fr.lmin + 1;
-    rsvg_begin(f, "latency per bucket over time: p50, p99 and max");
-    rsvg_fault_windows(f, res->faults, res->nfaults, &fr);
-    rsvg_x_axis(f, &fr);
+    svg_begin(f, "latency per bucket over time: p50, p99 and max");
+    svg_fault_windows(f, res->faults, res->nfaults, &fr);
+    svg_x_axis(f, &fr);
     latency_axis(f, &fr);
     /* max, p99, p50 per point: the max is one I/O, the percentiles say
      * whether the rest waited too */
@@ -281,11 +301,11 @@ static void plot_latency(FILE *f, const struct result *res, const struct points 
     fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
                "text-anchor=\"middle\">latency</text>\n",
             PLOT_H / 2, PLOT_H / 2);
-    rsvg_end(f);
-    rsvg_legend_begin(f);
+    svg_end(f);
+    svg_legend_begin(f);
     for (size_t l = 0; l < sizeof line / sizeof line[0]; l++)
-        rsvg_legend(f, line[l].colour, KEY_LINE, line[l].name);
-    rsvg_legend_end(f);
+        svg_legend(f, line[l].colour, KEY_LINE, line[l].name);
+    svg_legend_end(f);
 }
 
 void result_html_plots(FILE *f, const struct result *res, const struct result_series *s)

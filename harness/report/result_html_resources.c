@@ -101,13 +101,13 @@ static size_t squeeze(const struct result_resources *res, const struct result_re
 /* Every labelled line's key, and how many lines did not fit in the plot. */
 static void legend(FILE *f, const struct plot *p)
 {
-    rsvg_legend_begin(f);
+    svg_legend_begin(f);
     for (unsigned k = 0; k < p->n; k++)
         if (p->lines[k].label[0])
-            rsvg_legend(f, p->lines[k].colour, KEY_LINE, p->lines[k].label);
+            svg_legend(f, p->lines[k].colour, KEY_LINE, p->lines[k].label);
     if (p->left_out)
         fprintf(f, "<span class=\"key\">+%u more in resources.csv</span>", p->left_out);
-    rsvg_legend_end(f);
+    svg_legend_end(f);
 }
 
 static void draw(FILE *f, const struct result *r, const struct result_resources *res, double span_s,
@@ -135,13 +135,13 @@ static void draw(FILE *f, const struct result *r, const struct result_resources 
         scale = ymax >= 1e6 ? 1e6 : ymax >= 1e3 ? 1e3 : 1,
         axis = scale == 1e6 ? "MB/s" : scale == 1e3 ? "kB/s" : "bytes/s";
     ymax /= scale;
-    double step = rsvg_nice_step(ymax, 4);
+    double step = svg_nice_step(ymax, 4);
     ymax = ceil(ymax / step) * step;
     struct frame fr = {.span_s = span_s, .ymax = ymax};
-    rsvg_begin(f, p->title);
-    rsvg_fault_windows(f, r->faults, r->nfaults, &fr);
-    rsvg_x_axis(f, &fr);
-    rsvg_y_axis(f, &fr, step, p->unit, axis);
+    svg_begin(f, p->title);
+    svg_fault_windows(f, r->faults, r->nfaults, &fr);
+    svg_x_axis(f, &fr);
+    svg_y_axis(f, &fr, step, p->unit, axis);
     for (unsigned k = 0; k < p->n; k++) {
         const struct line *l = &p->lines[k];
         size_t m = squeeze(res, l->s, p->gauge, span_s, t, v);
@@ -149,16 +149,16 @@ static void draw(FILE *f, const struct result *r, const struct result_resources 
             fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s "
                        "points=\"", l->colour, l->dashed ? " stroke-dasharray=\"5 3\"" : "");
             for (; i < m && !isnan(v[i]); i++)
-                fprintf(f, "%.1f,%.1f ", rsvg_x(&fr, t[i]), rsvg_y(&fr, v[i] / scale));
+                fprintf(f, "%.1f,%.1f ", svg_x(&fr, t[i]), svg_y(&fr, v[i] / scale));
             i++; /* the gap */
             fprintf(f, "\"><title>");
-            rsvg_escape(f, l->s->host);
+            report_escape(f, l->s->host);
             fprintf(f, " ");
-            rsvg_escape(f, l->s->name);
+            report_escape(f, l->s->name);
             fprintf(f, " %s</title></polyline>\n", l->s->metric);
         }
     }
-    rsvg_end(f);
+    svg_end(f);
     legend(f, p);
     free(t);
     free(v);
@@ -252,7 +252,7 @@ static void disk_plots(FILE *f, const struct result *r, const struct result_reso
     fprintf(f, "<h3>Disks: written, read dashed</h3>\n");
     if (res->why_no_disk[0]) {
         fprintf(f, "<p class=\"small\">");
-        rsvg_escape(f, res->why_no_disk);
+        report_escape(f, res->why_no_disk);
         fprintf(f, ".</p>\n");
     }
     draw(f, r, res, span, &bw);

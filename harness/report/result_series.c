@@ -342,8 +342,33 @@ int result_series_read(const char *dir, struct result_series *s, char *err, size
     return 0;
 }
 
+int result_series_clients(const char *dir, const unsigned *ranks, size_t n,
+                          struct result_series *s, char *err, size_t errlen)
+{
+    if (!n)
+        return 0;
+    if (!(s->clients = calloc(n, sizeof *s->clients))) {
+        snprintf(err, errlen, "%s: out of memory for the clients' timelines", dir);
+        return -1;
+    }
+    s->nclients = n;
+    for (size_t k = 0; k < n; k++) {
+        char cdir[PATH_MAX];
+        snprintf(cdir, sizeof cdir, "%s/client-%u", dir, ranks[k]);
+        if (read_timeline(cdir, &s->clients[k], err, errlen) != 0)
+            return -1;
+        s->clients[k].bucket_s = s->bucket_s; /* the run's buckets and end are theirs */
+        s->clients[k].end_known = s->end_known;
+        s->clients[k].end_s = s->end_s;
+    }
+    return 0;
+}
+
 void result_series_free(struct result_series *s)
 {
+    for (size_t k = 0; k < s->nclients; k++)
+        result_series_free(&s->clients[k]);
+    free(s->clients);
     free(s->t_s);
     free(s->reads);
     free(s->writes);

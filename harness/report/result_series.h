@@ -69,6 +69,10 @@ struct result_series {
     char *description;    /* "scenario_description": the scenario's one line; "" */
     /* resources.csv */
     struct result_resources res;
+    /* a run over several clients: each client's own DIR/client-R/timeline.csv,
+     * in the order of report.json's "clients" (n 0 where there is none) */
+    struct result_series *clients;
+    size_t nclients;
 };
 
 /* Reads DIR/timeline.csv, DIR/resources.csv and the extras of
@@ -77,6 +81,11 @@ struct result_series {
 int result_series_read(const char *dir, struct result_series *s, char *err, size_t errlen);
 
 void result_series_free(struct result_series *s);
+
+/* The clients' own timelines into s->clients, ranks[0..n) as report.json
+ * lists them.  0, or -1 with err (a file there but not a timeline). */
+int result_series_clients(const char *dir, const unsigned *ranks, size_t n,
+                          struct result_series *s, char *err, size_t errlen);
 
 /* The series of (host, kind, name, metric), or NULL. */
 const struct result_res_series *result_res_find(const struct result_resources *res,

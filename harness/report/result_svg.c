@@ -5,7 +5,7 @@
 
 #include "result.h"
 
-double rsvg_nice_step(double max, int want)
+double svg_nice_step(double max, int want)
 {
     if (max <= 0)
         return 1;
@@ -14,7 +14,7 @@ double rsvg_nice_step(double max, int want)
     return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
 }
 
-void rsvg_fmt_count(double v, char *out, size_t n)
+void svg_fmt_count(double v, char *out, size_t n)
 {
     if (v >= 1e6)
         snprintf(out, n, "%.1fM", v / 1e6);
@@ -28,12 +28,12 @@ void rsvg_fmt_count(double v, char *out, size_t n)
         snprintf(out, n, "%.0f", v);
 }
 
-double rsvg_x(const struct frame *fr, double t)
+double svg_x(const struct frame *fr, double t)
 {
     return PAD_L + (fr->span_s > 0 ? t / fr->span_s : 0) * (PLOT_W - PAD_L - PAD_R);
 }
 
-double rsvg_y(const struct frame *fr, double v)
+double svg_y(const struct frame *fr, double v)
 {
     double h = PLOT_H - PAD_T - PAD_B, frac;
     if (fr->log) {
@@ -49,25 +49,25 @@ double rsvg_y(const struct frame *fr, double v)
     return PAD_T + h * (1 - frac);
 }
 
-void rsvg_begin(FILE *f, const char *title)
+void svg_begin(FILE *f, const char *title)
 {
     fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
                "xmlns=\"http://www.w3.org/2000/svg\"><title>",
             PLOT_W, PLOT_H);
-    rsvg_escape(f, title);
+    report_escape(f, title);
     fprintf(f, "</title>\n");
 }
 
-void rsvg_end(FILE *f)
+void svg_end(FILE *f)
 {
     fprintf(f, "</svg>\n");
 }
 
-void rsvg_x_axis(FILE *f, const struct frame *fr)
+void svg_x_axis(FILE *f, const struct frame *fr)
 {
-    double step = rsvg_nice_step(fr->span_s, 10);
+    double step = svg_nice_step(fr->span_s, 10);
     for (double t = 0; t <= fr->span_s + 1e-9; t += step) {
-        double x = rsvg_x(fr, t);
+        double x = svg_x(fr, t);
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
                 x, PAD_T, PLOT_H - PAD_B);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%g s</text>\n",
@@ -75,13 +75,13 @@ void rsvg_x_axis(FILE *f, const struct frame *fr)
     }
 }
 
-void rsvg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
+void svg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
                 const char *name)
 {
     for (double v = 0; step > 0 && v <= fr->ymax + 1e-9; v += step) {
         char lab[32];
-        rsvg_fmt_count(v, lab, sizeof lab);
-        double y = rsvg_y(fr, v);
+        svg_fmt_count(v, lab, sizeof lab);
+        double y = svg_y(fr, v);
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
                 PAD_L, PLOT_W - PAD_R, y, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s%s</text>\n",
@@ -90,11 +90,11 @@ void rsvg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
     fprintf(f, "<text x=\"12\" y=\"%.1f\" class=\"axis\" transform=\"rotate(-90 12 %.1f)\" "
                "text-anchor=\"middle\">",
             PLOT_H / 2, PLOT_H / 2);
-    rsvg_escape(f, name);
+    report_escape(f, name);
     fprintf(f, "</text>\n");
 }
 
-void rsvg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
+void svg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
                         const struct frame *fr)
 {
     static const char *const tint[] = {"#f4a261", "#e76f51", "#2a9d8f", "#8ab17d", "#b5838d",
@@ -104,67 +104,41 @@ void rsvg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
         if (!x->injected_at.known)
             continue;
         double in = x->injected_at.s, out = x->cleared_at.known ? x->cleared_at.s : 0;
-        double a = rsvg_x(fr, in), b = rsvg_x(fr, out > in ? out : in);
+        double a = svg_x(fr, in), b = svg_x(fr, out > in ? out : in);
         if (b - a < 2)
             b = a + 2;
         const char *c = tint[i % (sizeof tint / sizeof tint[0])];
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
                    "fill-opacity=\"0.22\" stroke=\"%s\" stroke-opacity=\"0.6\"><title>",
                 a, PAD_T, b - a, PLOT_H - PAD_T - PAD_B, c, c);
-        rsvg_escape(f, x->name);
+        report_escape(f, x->name);
         fprintf(f, " (");
-        rsvg_escape(f, x->action);
+        report_escape(f, x->action);
         fprintf(f, "): %.3f s .. %.3f s</title></rect>\n", in, out);
         /* Labels alternate between two lines so that close faults stay legible. */
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"flabel\" fill=\"%s\">", a + 3,
                 i % 2 ? PAD_T - 20 : PAD_T - 5, c);
-        rsvg_escape(f, x->name);
+        report_escape(f, x->name);
         fprintf(f, "</text>\n");
     }
 }
 
-void rsvg_legend_begin(FILE *f)
+void svg_legend_begin(FILE *f)
 {
     fprintf(f, "<div class=\"legend\">");
 }
 
-void rsvg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text)
+void svg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text)
 {
     static const char *const cls[] = {"", " dash", " dot", " area"};
     fprintf(f, "<span class=\"key\"><i class=\"mk%s\" style=\"%s:%s\"></i>", cls[mark],
             mark == KEY_AREA ? "background" : "border-color", colour);
-    rsvg_escape(f, text);
+    report_escape(f, text);
     fprintf(f, "</span>");
 }
 
-void rsvg_legend_end(FILE *f)
+void svg_legend_end(FILE *f)
 {
     fprintf(f, "</div>\n");
 }
 
-void rsvg_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            /* XML 1.0 has no place for most control characters. */
-            fputc(c < 0x20 && c != '\n' && c != '\t' ? '?' : c, f);
-        }
-    }
-}

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report_files.h" /* report_escape */
+
 struct result_fault; /* result.h */
 
 #define PLOT_W 960.0
@@ -33,45 +35,42 @@ struct frame {
 };
 
 /* A round step for about `want` ticks over [0, max]. */
-double rsvg_nice_step(double max, int want);
+double svg_nice_step(double max, int want);
 
 /* 1234 -> "1.2k", 56789 -> "57k", 2.5e6 -> "2.5M". */
-void rsvg_fmt_count(double v, char *out, size_t n);
+void svg_fmt_count(double v, char *out, size_t n);
 
 /* Drawing coordinates of time t (s) and of value v. */
-double rsvg_x(const struct frame *fr, double t);
-double rsvg_y(const struct frame *fr, double v);
+double svg_x(const struct frame *fr, double t);
+double svg_y(const struct frame *fr, double v);
 
-/* <svg ...><title>title</title> of the common size; rsvg_end closes it. */
-void rsvg_begin(FILE *f, const char *title);
-void rsvg_end(FILE *f);
+/* <svg ...><title>title</title> of the common size; svg_end closes it. */
+void svg_begin(FILE *f, const char *title);
+void svg_end(FILE *f);
 
 /* Vertical grid lines and their labels in seconds. */
-void rsvg_x_axis(FILE *f, const struct frame *fr);
+void svg_x_axis(FILE *f, const struct frame *fr);
 
 /* Horizontal grid lines every `step` from 0 to ymax with count labels
- * (rsvg_fmt_count, then `unit`), and the axis name turned on the left. */
-void rsvg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
+ * (svg_fmt_count, then `unit`), and the axis name turned on the left. */
+void svg_y_axis(FILE *f, const struct frame *fr, double step, const char *unit,
                 const char *name);
 
 /* The injected faults' windows shaded and labelled, behind the curves. */
-void rsvg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
+void svg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
                        const struct frame *fr);
 
-/* A plot's legend, in HTML under its SVG (after rsvg_end): a row of keys
+/* A plot's legend, in HTML under its SVG (after svg_end): a row of keys
  * that wraps with the page, so that no key runs into the time axis's
  * labels or off the plot however long the names.  Each key's mark is a
  * sample of its series (a line, dashed or dotted, or a filled area) in the
  * series' colour, set by an inline style that no rule of the page's style
- * sheet overrides.  rsvg_legend_begin opens the row, rsvg_legend_end closes
+ * sheet overrides.  svg_legend_begin opens the row, svg_legend_end closes
  * it. */
 enum key_mark { KEY_LINE, KEY_DASHED, KEY_DOTTED, KEY_AREA };
-void rsvg_legend_begin(FILE *f);
-void rsvg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text);
-void rsvg_legend_end(FILE *f);
+void svg_legend_begin(FILE *f);
+void svg_legend(FILE *f, const char *colour, enum key_mark mark, const char *text);
+void svg_legend_end(FILE *f);
 
-/* Text for HTML: < > & " ' escaped, control characters (but newline and
- * tab) replaced by '?' (report_escape's). */
-void rsvg_escape(FILE *f, const char *s);
 
 #endif

@@ -17,8 +17,9 @@
 
 #include "../../lib/jread.h"
 #include "summary.h"
-#include "report.h"
-#include "report_svg.h"
+#include "report_files.h"
+#include "result_html.h"
+#include "result_svg.h"
 
 #define ROW_H 34.0
 #define STRIP_L 230.0 /* the metric's name left of it */
@@ -240,10 +241,10 @@ int summary_write_html(const struct summary *s, const char *dir, char *err, size
     FILE *f = report_open_tmp(dir, "report.html", tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
-    report_html_head(f, s->sc->name, s->verdict);
+    result_html_head(f, s->sc->name, s->verdict);
     fputs(extra_css, f);
     fprintf(f, "<h1>");
-    report_html_verdict(f, s->verdict);
+    result_html_verdict(f, s->verdict);
     report_escape(f, s->sc->name);
     fprintf(f, "</h1>\n<p>%u of %u repetitions passed%s.", s->passed, s->asked,
             s->interrupted ? " (interrupted)" : "");

@@ -1,8 +1,11 @@
 /* conclude — see conclude.h. */
 #include "conclude.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../lib/clock.h"
 #include "../../lib/crc32c.h"
@@ -94,6 +97,23 @@ void conclude_analyse(struct report *rep, const struct crew *crew, const struct 
         fprintf(stderr, "faultline: %s\n", err);
 }
 
+/* A run over several clients: each client's own completions in time, in
+ * DIR/client-R/timeline.csv, where report.html draws its line from. */
+static void write_client_timelines(const struct report *rep)
+{
+    for (unsigned k = 0; rep->nclients > 1 && k < rep->nclients; k++) {
+        const struct report_client *c = &rep->clients[k];
+        char dir[PATH_MAX], err[FL_ERRLEN];
+        if (!c->series || !c->series->used)
+            continue;
+        snprintf(dir, sizeof dir, "%s/client-%u", rep->dir, c->rank);
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            fprintf(stderr, "faultline: cannot make %s: %s\n", dir, strerror(errno));
+        else if (buckets_write_csv(c->series, dir, err, sizeof err) != 0)
+            fprintf(stderr, "faultline: %s\n", err);
+    }
+}
+
 /* Writes the reports, prints the summary, releases the crew; the exit status. */
 int conclude_finish(struct report *rep, struct crew *crew, struct event_log *events)
 {
@@ -115,6 +135,7 @@ int conclude_finish(struct report *rep, struct crew *crew, struct event_log *eve
     }
     rep->verdict = &verdict;
     int code = report_exit_code(rep);
+    write_client_timelines(rep);
     struct result res;
     bool written = report_write(rep, &res, err, sizeof err) == 0;
     if (!written) {

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "../../harness/report/report.h"
-#include "../../harness/report/report_svg.h"
+#include "../../harness/report/result_html.h"
+#include "../../harness/report/result_svg.h"
 
 /* What f received, as a string the caller frees. */
 struct capture {
@@ -43,7 +43,7 @@ static char *badge(const char *verdict)
 {
     struct capture c;
     capture_begin(&c);
-    report_html_verdict(c.f, verdict);
+    result_html_verdict(c.f, verdict);
     return capture_end(&c);
 }
 
@@ -68,7 +68,7 @@ static void test_style_sheet_colours_them(void **state)
     (void)state;
     struct capture c;
     capture_begin(&c);
-    report_html_head(c.f, "x", "pass");
+    result_html_head(c.f, "x", "pass");
     char *html = capture_end(&c);
     const char *const rules[] = {".v-pass{background:", ".v-fail{background:",
                                  ".v-error{background:", ".v-interrupted{background:",
