@@ -1,8 +1,8 @@
 /*
  * report_clients — what each client of a run over several (MPI ranks) did,
  * next to the combined verdict: `clients` and `cross_reads` in
- * report.json (report.txt tells them from report.json; report.html draws
- * a throughput line per client, report_html.c).
+ * report.json (report.txt and report.html tell them from there:
+ * result_render.h, result_html.h).
  *
  * Per client: its host, its I/O, its findings, its own stall and recovery
  * for every fault (measured on its own completions: a fault on one

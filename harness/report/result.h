@@ -4,11 +4,12 @@
  *
  * report.json is the result's one serialisation: the run writes it
  * (report_json.c), and everything that tells the result again reads it
- * through result_read: report.txt and the lines a run prints when it ends
- * (report_text.c), junit.xml (report_junit.c), and a test from a fixture.
- * So report.txt says exactly what report.json says, and a renderer needs
+ * through result_read: report.txt, junit.xml and the lines a run prints
+ * when it ends (result_render.h), report.html (result_html.h), the summary
+ * of repeats (summary.h), `faultline compare`, and the tests from fixtures.
+ * So every file says exactly what report.json says, and a renderer needs
  * nothing of the live run: no header of checks/, faults/, workloads/ or
- * the lab is included here.
+ * the lab is included here (tests/layers.sh checks the renderers).
  *
  * The record owns all it holds (result_free).  Numbers are as written in
  * report.json; a value that report.json gives as null has its `known` flag

@@ -1,7 +1,7 @@
 /*
  * result_svg — the drawing primitives of the plots in report.html, drawn
- * from the record (result.h): report_svg's, with the fault windows taken
- * from struct result_fault.
+ * from the record (result.h), the fault windows from struct result_fault;
+ * the summary of repeats' strips use them too.
  *
  * Every plot is an inline SVG of PLOT_W x PLOT_H user units with the same
  * margins, so that plots stacked on one page share their time axis: a
