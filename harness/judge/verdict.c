@@ -436,21 +436,3 @@ void verdict_free(struct verdict *v)
     v->missed = NULL;
     v->n = v->nmissed = v->nmissed_counted = 0;
 }
-
-void verdict_value(const struct expect_result *r, char *out, size_t n)
-{
-    if (!r->known)
-        snprintf(out, n, "unknown");
-    else if (expect_metric(&r->rule)->unit == UNIT_SECONDS)
-        snprintf(out, n, "%.3f s", r->measured);
-    else
-        snprintf(out, n, "%.0f", r->measured);
-}
-
-void verdict_describe(const struct expect_result *r, char *out, size_t n)
-{
-    char value[64];
-    verdict_value(r, value, sizeof value);
-    snprintf(out, n, "%s%s: measured %s%s%s", r->rule.text,
-             r->rule.line ? "" : " (integrity rule)", value, r->known ? "" : " - ", r->why);
-}

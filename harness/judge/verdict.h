@@ -103,9 +103,6 @@ struct verdict {
 int verdict_evaluate(const struct verdict_input *in, struct verdict *v);
 void verdict_free(struct verdict *v);
 
-/* The rule as a line for people: "max_stall <= 20s: measured 3.214 s". */
-void verdict_describe(const struct expect_result *r, char *out, size_t n);
-
 /* The outcome as a word ("pass", "fail", "interrupted", "error") and as
  * an exit status (0, 1, 128 + signal, 2). */
 const char *verdict_word(const struct verdict *v);
@@ -116,8 +113,5 @@ int verdict_exit_code(const struct verdict *v);
  * signal `interrupted` (0: none). */
 bool verdict_fault_happened(const struct fault *f, uint64_t end_ns, int interrupted, char *why,
                             size_t n);
-
-/* A measured value with its unit: "3.214 s", "12". */
-void verdict_value(const struct expect_result *r, char *out, size_t n);
 
 #endif
