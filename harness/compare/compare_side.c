@@ -63,8 +63,8 @@ static int read_result(struct cmp_side *s, const char *path, char *err, size_t e
         return -1;
     }
     s->mode = s->res->mode;
-    s->verdict = s->res->verdict ? s->res->verdict : "?";
-    s->scenario = s->res->scenario ? s->res->scenario : "?";
+    s->verdict = s->res->verdict[0] ? s->res->verdict : "?"; /* "": none written */
+    s->scenario = s->res->scenario[0] ? s->res->scenario : "?";
     s->error = s->res->error;
     s->interrupted = s->res->interrupted;
     s->repetitions = 0;

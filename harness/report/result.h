@@ -154,7 +154,7 @@ struct result_client {
 };
 
 struct result {
-    char *verdict;        /* "pass", "fail", "interrupted", "error" */
+    char *verdict;        /* "pass", "fail", "interrupted", "error"; "": none written */
     char *mode;           /* "run" or "verify" */
     char *error;          /* the run could not go on: why; NULL otherwise */
     char *scenario, *scenario_file;
