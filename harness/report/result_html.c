@@ -432,12 +432,19 @@ static void page(FILE *f, const struct result *res, const struct result_series *
 int result_write_html(const struct result *res, const char *dir, char *err, size_t errlen)
 {
     struct result_series s;
-    unsigned ranks[64];
-    size_t nranks = 0;
-    for (size_t k = 0; res->nclients > 1 && k < res->nclients && k < 64; k++)
-        ranks[nranks++] = res->clients[k].rank;
-    if (result_series_read(dir, &s, err, errlen) != 0 ||
-        result_series_clients(dir, ranks, nranks, &s, err, errlen) != 0) {
+    size_t nranks = res->nclients > 1 ? res->nclients : 0; /* one client: the run's own line */
+    unsigned *ranks = nranks ? calloc(nranks, sizeof *ranks) : NULL;
+    if (nranks && !ranks) {
+        snprintf(err, errlen, "%s/report.html: out of memory for %zu clients", dir, nranks);
+        return -1;
+    }
+    for (size_t k = 0; k < nranks; k++)
+        ranks[k] = res->clients[k].rank;
+    int rc = result_series_read(dir, &s, err, errlen);
+    if (rc == 0)
+        rc = result_series_clients(dir, ranks, nranks, &s, err, errlen);
+    free(ranks);
+    if (rc != 0) {
         result_series_free(&s);
         return -1;
     }
