@@ -6,6 +6,10 @@
  * at the time.  Read back into the record and rendered again, both files
  * must come out byte for byte the same: the renderers need nothing of the
  * live run, and say exactly what report.json says.
+ *
+ * A change that means to change what they say renders them anew with
+ * FL_GOLDEN_UPDATE=1 (the test then writes the fixtures' report.txt and
+ * junit.xml and passes); `git diff tests/fixtures` shows what changed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,6 +81,9 @@ static void renders_as_written(const char *name)
         fail_msg("%s", err);
     if (result_write_text(&res, out, err, sizeof err) != 0 ||
         result_write_junit(&res, out, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    if (getenv("FL_GOLDEN_UPDATE") && (result_write_text(&res, dir, err, sizeof err) != 0 ||
+                                       result_write_junit(&res, dir, err, sizeof err) != 0))
         fail_msg("%s", err);
     result_free(&res);
     const char *files[] = {"report.txt", "junit.xml"};
