@@ -42,6 +42,21 @@ const struct result_fault *result_fault_named(const struct result *res, const ch
     return NULL;
 }
 
+double result_secs(const struct result_io *s)
+{
+    return (double)s->ns / 1e9;
+}
+
+double result_iops(const struct result_io *s)
+{
+    return s->ns ? (double)(s->reads + s->writes) / result_secs(s) : 0;
+}
+
+double result_mbps(const struct result_io *s)
+{
+    return s->ns ? (double)(s->bytes_read + s->bytes_written) / 1e6 / result_secs(s) : 0;
+}
+
 uint64_t result_bad(const struct result *res)
 {
     uint64_t bad = 0;

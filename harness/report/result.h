@@ -258,6 +258,11 @@ const struct result_value *result_value_of(const struct result_value *vals, size
 /* The fault of that name, or NULL. */
 const struct result_fault *result_fault_named(const struct result *res, const char *name);
 
+/* An I/O phase's seconds, I/Os per second and MB/s (0 when it did not run). */
+double result_secs(const struct result_io *s);
+double result_iops(const struct result_io *s);
+double result_mbps(const struct result_io *s);
+
 /* Bad reads and I/Os: the counts of the classes that are findings. */
 uint64_t result_bad(const struct result *res);
 

@@ -53,7 +53,6 @@ static void clients_table(FILE *f, const struct result *res)
     for (size_t k = 0; k < res->nclients; k++) {
         const struct result_client *c = &res->clients[k];
         const struct result_io *s = &c->io;
-        double secs = s->present && s->ns ? (double)s->ns / 1e9 : 0;
         fprintf(f, "<tr%s><td class=\"n\">%u</td><td>", c->lost ? " class=\"bad\"" : "",
                 c->rank);
         report_escape(f, c->host);
@@ -69,7 +68,7 @@ static void clients_table(FILE *f, const struct result *res)
                    "<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%+.3f ms &plusmn; %.3f"
                    "</td><td>",
                 s->reads, s->writes, s->errors,
-                secs > 0 ? (double)(s->reads + s->writes) / secs : 0, c->findings,
+                result_iops(s), c->findings,
                 c->clock_offset_ms, c->clock_uncertainty_ms);
         for (size_t i = 0; i < c->nfaults; i++) {
             const struct result_client_fault *x = &c->faults[i];
@@ -319,8 +318,7 @@ static void meta_table(FILE *f, const struct result *res, bool verify)
     char when[96];
     when_of(res->started_at, when, sizeof when);
     const struct result_io *io = &res->io;
-    double secs = (double)io->ns / 1e9,
-           iops = secs > 0 ? (double)(io->reads + io->writes) / secs : 0;
+    double secs = result_secs(io), iops = result_iops(io);
     fprintf(f, "<table class=\"meta\"><tr><td>target</td><td>");
     report_escape(f, res->target_description && res->target_description[0]
                        ? res->target_description : res->target_path);

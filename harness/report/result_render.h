@@ -33,9 +33,4 @@ void result_summary(const struct result *res, const char *dir, FILE *out);
  * when NULL). */
 void result_text_manifest(FILE *f, const struct jv *manifest);
 
-/* An I/O phase's seconds, I/Os per second and MB/s (0 when it did not run). */
-double result_secs(const struct result_io *s);
-double result_iops(const struct result_io *s);
-double result_mbps(const struct result_io *s);
-
 #endif

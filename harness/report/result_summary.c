@@ -1,27 +1,11 @@
-/* result_summary — the lines a run prints when it ends, the manifest's
- * lines of report.txt, and the numbers of an I/O phase (see
- * result_render.h). */
+/* result_summary — the lines a run prints when it ends, and the manifest's
+ * lines of report.txt (see result_render.h). */
 #include "result_render.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "../../lib/jread.h"
-
-double result_secs(const struct result_io *s)
-{
-    return (double)s->ns / 1e9;
-}
-
-double result_iops(const struct result_io *s)
-{
-    return s->ns ? (double)(s->reads + s->writes) / result_secs(s) : 0;
-}
-
-double result_mbps(const struct result_io *s)
-{
-    return s->ns ? (double)(s->bytes_read + s->bytes_written) / 1e6 / result_secs(s) : 0;
-}
 
 /* "0.214 s", or "-" for what could not be measured. */
 static void fmt_maybe(struct result_time t, char *out, size_t n)
