@@ -7,10 +7,11 @@
  * rule, where the summary of repeats and `faultline compare` list it, and
  * its help.  Everything that names a metric reads it from there:
  *
- *   the [expect] parser and `faultline help scenario`   harness/scenario.c
- *   `faultline help metrics` (README's table of them)   harness/scenario.c
- *   the verdict's values and report.json's `measured`   harness/verdict.c
- *   the summary of repeats: what it always lists        harness/summary.c
+ *   the [expect] parser and `faultline help scenario`   harness/scenario/
+ *   `faultline help metrics`, docs/scenario.md and
+ *   faultline-scenario(5), generated from it            harness/scenario/
+ *   the verdict's values and report.json's `measured`   harness/judge/verdict.c
+ *   the summary of repeats: what it always lists        harness/report/summary.c
  *   `faultline compare`: its rows and --worse names     harness/compare/
  *
  * Adding a metric is one line here plus the code that measures it: a run

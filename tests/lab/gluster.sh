@@ -163,16 +163,16 @@ gluster volume status "$VOL" detail > "$WORK/vstatus"
 # the lab was up before the run: it stays
 expect_code 0 "$FAULTLINE" lab status gluster
 
-# --- the README's real-cluster example, against the lab as a real cluster ---
-# The gluster example of "Testing a real cluster" as written there, with the
+# --- docs/real-clusters.md's gluster example, against the lab as a real cluster ---
+# The gluster example of docs/real-clusters.md as written there, with the
 # lab's addresses, keys (lab status) and volume, and shorter: no `lab =`, the
 # servers reached over ssh, gs1's brick killed through its agent and started
 # again by its restart command, the heal asked on gs2.  Its report has the
 # heal measured and the volume's options from [cluster].
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 awk '/^<!-- gluster-example:/ { m = 1; next } m && /^```ini$/ { p = 1; m = 0; next }
-     p && /^```$/ { exit } p' "$ROOT/README.md" > "$WORK/example.scn"
-grep -q '^\[cluster\]' "$WORK/example.scn" || fail "no gluster example in README.md"
+     p && /^```$/ { exit } p' "$ROOT/docs/real-clusters.md" > "$WORK/example.scn"
+grep -q '^\[cluster\]' "$WORK/example.scn" || fail "no gluster example in docs/real-clusters.md"
 ID=$(jq -r '.hosts[1].ssh_identity' "$S")
 KH=$(jq -r '.hosts[1].ssh_known_hosts' "$S")
 set -- -e "s#/home/qa/.ssh/storage_ed25519#$ID#" -e "s#/home/qa/.ssh/storage_known_hosts#$KH#" \
@@ -208,7 +208,7 @@ json "$R" '[.manifest.target.cluster.kind, .manifest.target.cluster.volume_name]
 json "$R" '.manifest.target.cluster.via | startswith("on gs2 (ssh root@")' true
 jq -r '.manifest.target.cluster.options | to_entries[] | "\(.key)\t\(.value)"' "$R" | sort > "$WORK/coptions"
 cmp -s "$WORK/options" "$WORK/coptions" || { diff "$WORK/options" "$WORK/coptions" >&2; fail "manifest.target.cluster.options differ from gluster volume info"; }
-echo "  the README's gluster example over ssh: $(jq -r 'if .faults[0].heal_s == null then "not healed within heal_wait"
+echo "  the gluster example of docs/real-clusters.md over ssh: $(jq -r 'if .faults[0].heal_s == null then "not healed within heal_wait"
     else "healed \(.faults[0].heal_s) s after the brick came back" end' "$R"), $(wc -l < "$WORK/coptions") options in the manifest, verdict $(jq -r .verdict "$R")"
 # gs1's brick back online (its restart, through its agent)
 gluster volume status "$VOL" detail > "$WORK/vstatus"

@@ -179,7 +179,7 @@ for f in "$DIR"/*.scn; do
     [ -z "$path" ] || [ -e "$path" ] || made="$made $path"
     start=$(date +%s)
     # gluster-small-file-brick-kill fails when a read meets GlusterFS's
-    # window after a brick returns, in about 2 runs of 3 (README): a run
+    # window after a brick returns, in about 2 runs of 3 (docs/clients.md): a run
     # that missed it is run again, up to seven runs in all (all seven pass
     # less than once in a thousand), and the last must fail.
     tries=1

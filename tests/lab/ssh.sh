@@ -617,7 +617,7 @@ contains "$WORK/out" "the agent undid 1 record(s)"
 expect_code 0 "$FAULTLINE" cleanup "$WORK/ak"
 contains "$WORK/out" "nothing left to undo"
 
-# --- a real host as the README shows it: a [host] with ssh and restart, no
+# --- a real host as docs/real-clusters.md shows it: a [host] with ssh and restart, no
 # lab in the scenario: kill its tgtd, restart_after starts it again with the
 # host's own command (here the lab's restart, as `systemctl start tgt`
 # would be on a real array); a mistake in it is refused by check ---
