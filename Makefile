@@ -13,6 +13,9 @@
 #   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
 #   make fuzz     the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (600) each, with
 #                 each one's execs, exec/s and coverage; FUZZ_TARGETS picks some
+#   make docs     docs/scenario.md and man/faultline-scenario.5 anew from build/faultline
+#   make install  faultline, faultline-wcache, the manual pages, the scenarios and the bash
+#                 completion under PREFIX (/usr/local), DESTDIR prepended; make uninstall
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -52,18 +55,19 @@ KEEP_KINDS := -Wl,--undefined=remote_undo_kind
 # many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
 # bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale);
-# fuzzing: clang and libclang-rt-14-dev (libFuzzer)
+# fuzzing: clang and libclang-rt-14-dev (libFuzzer); the manual pages (tests/cli/docs.sh):
+# mandoc (mandoc -T lint), groff-base (groff -ww), man-db (man)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
                 iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
                 openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
                 clang libclang-rt-14-dev ceph-mon ceph-osd ceph-mds ceph-mgr ceph-fuse \
-                ceph-common
+                ceph-common mandoc groff-base man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
-        bench-clients bench-scale fuzz fuzz-build clean FORCE
+        bench-clients bench-scale fuzz fuzz-build docs install uninstall clean FORCE
 .SECONDARY:
 
 all: faultline build/faultline-wcache
@@ -225,6 +229,54 @@ bench-scale:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/scale.sh
+
+# --- the documents generated from the code's tables (no hand copy of a key anywhere) ---
+# Each is what `faultline ARGS` prints, written whole or not at all; tests/cli/docs.sh
+# makes them again into a directory of its own (DOCS_OUT, with DOCS_FAULTLINE the binary
+# under test) and fails when a checked-in one differs.  Another one is one more
+# $(call doc,...) line.
+DOCS_FAULTLINE ?= build/faultline
+DOCS_OUT       ?= .
+# $(call doc,FILE,ARGS): $(DOCS_OUT)/FILE is `$(DOCS_FAULTLINE) ARGS`
+doc = mkdir -p $(dir $(DOCS_OUT)/$(1)) && $(DOCS_FAULTLINE) $(2) > $(DOCS_OUT)/$(1).new && \
+      mv -f $(DOCS_OUT)/$(1).new $(DOCS_OUT)/$(1)
+
+docs: $(DOCS_FAULTLINE)
+	$(call doc,docs/scenario.md,help scenario --format markdown)
+	$(call doc,man/faultline-scenario.5,help scenario --format man)
+
+# --- make install / make uninstall ---
+# faultline finds faultline-wcache next to itself (or on PATH: harness/lab/lab_iscsi.c), and
+# runs itself through /proc/self/exe (a lab server's init, mpirun's ranks, the ssh agent's
+# copy), so the pair works from any directory.  INSTALL_FAULTLINE and INSTALL_WCACHE name
+# the programs to install: the build's, or others already built (tests/cli/docs.sh installs
+# the binary under test, e.g. build/asan/faultline, by its absolute path, which no rule
+# makes: nothing is built then).
+PREFIX            ?= /usr/local
+DESTDIR           ?=
+INSTALL_FAULTLINE ?= build/faultline
+INSTALL_WCACHE    ?= build/faultline-wcache
+BINDIR     = $(DESTDIR)$(PREFIX)/bin
+MANDIR     = $(DESTDIR)$(PREFIX)/share/man
+SCNDIR     = $(DESTDIR)$(PREFIX)/share/faultline/scenarios
+COMPDIR    = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+SCENARIOS := $(wildcard scenarios/*.scn)
+
+install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE)
+	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)" "$(COMPDIR)"
+	install -m 0755 "$(INSTALL_FAULTLINE)" "$(BINDIR)/faultline"
+	install -m 0755 "$(INSTALL_WCACHE)" "$(BINDIR)/faultline-wcache"
+	install -m 0644 man/faultline.1 "$(MANDIR)/man1/faultline.1"
+	install -m 0644 man/faultline-scenario.5 "$(MANDIR)/man5/faultline-scenario.5"
+	install -m 0644 $(SCENARIOS) "$(SCNDIR)"
+	install -m 0644 completion/faultline.bash "$(COMPDIR)/faultline"
+
+# Exactly what install put there, and the scenarios' directories once empty.
+uninstall:
+	rm -f "$(BINDIR)/faultline" "$(BINDIR)/faultline-wcache" "$(MANDIR)/man1/faultline.1" \
+	    "$(MANDIR)/man5/faultline-scenario.5" "$(COMPDIR)/faultline" \
+	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS))
+	rmdir "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true
 
 clean:
 	rm -rf build faultline

@@ -37,7 +37,10 @@ static const char usage_main[] =
     "                                   by faultline over ssh, not by hand)\n"
     "  build-id                         which build this is: the SHA-256 of this\n"
     "                                   executable (the agent's copy check)\n"
-    "  help scenario                    every scenario section and key\n"
+    "  help scenario [--format text|markdown|man]\n"
+    "                                   every scenario section and key (markdown, man:\n"
+    "                                   the whole reference, as docs/scenario.md and\n"
+    "                                   faultline-scenario(5))\n"
     "  help metrics                     every metric of [expect] and expect_* (markdown)\n"
     "\n"
     "Exit status: 0 pass, 1 fail (a finding other than ok/unwritten), 2 could not run.\n"
@@ -199,6 +202,21 @@ static int verb_verify(int argc, char **argv)
     return cmd_verify(dir, quiet);
 }
 
+/* help scenario [--format F] */
+static int help_scenario(int argc, char **argv)
+{
+    const char *format = "text";
+    if (argc == 5 && strcmp(argv[3], "--format") == 0)
+        format = argv[4];
+    else if (argc == 4 && strncmp(argv[3], "--format=", 9) == 0)
+        format = argv[3] + 9;
+    else if (argc != 3)
+        return bad_usage("help scenario takes only --format text|markdown|man", NULL, usage_main);
+    if (scenario_reference_as(stdout, format) != 0)
+        return bad_usage("--format is text, markdown or man, not ", format, usage_main);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* A socket or pipe whose far end is gone (a killed tgtd's connection,
@@ -212,10 +230,8 @@ int main(int argc, char **argv)
     const char *verb = argv[1];
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
         if (argc > 2 && strcmp(verb, "help") == 0) {
-            if (strcmp(argv[2], "scenario") == 0) {
-                scenario_reference(stdout);
-                return 0;
-            }
+            if (strcmp(argv[2], "scenario") == 0)
+                return help_scenario(argc, argv);
             if (strcmp(argv[2], "metrics") == 0) {
                 scenario_metrics_markdown(stdout);
                 return 0;

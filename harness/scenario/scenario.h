@@ -118,6 +118,11 @@ const struct host_spec *scenario_cluster_via(const struct scenario *sc);
 /* Prints every section and key with type, default and help. */
 void scenario_reference(FILE *out);
 
+/* The same in a format: "text" (scenario_reference), "markdown" (the
+ * document docs/scenario.md) or "man" (man/faultline-scenario.5).  0, or
+ * -1 for an unknown format (nothing printed). */
+int scenario_reference_as(FILE *out, const char *format);
+
 /* `faultline help metrics`: every metric of metric.h's table as the rows
  * of README's tables (markdown), the run's and then the faults'. */
 void scenario_metrics_markdown(FILE *out);

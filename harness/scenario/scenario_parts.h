@@ -7,6 +7,7 @@
  *   scenario_expect.c     [expect] and expect_* lines into rules
  *   scenario_check.c      the rules between sections
  *   scenario_reference.c  help scenario, help metrics
+ *   scenario_doc*.c       help scenario --format markdown|man (scenario_doc.h)
  */
 #ifndef FL_SCENARIO_PARTS_H
 #define FL_SCENARIO_PARTS_H

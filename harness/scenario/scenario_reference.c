@@ -1,5 +1,6 @@
 /* scenario_reference — `faultline help scenario` and `faultline help
- * metrics`, from the key tables and the metric table (see scenario.h). */
+ * metrics`, from the key tables and the metric table (see scenario.h);
+ * the other formats of help scenario are documents (scenario_doc.h). */
 #include "scenario.h"
 
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include "../../lib/ini.h"
 #include "../../lib/errbuf.h"
 #include "../../lib/units.h"
+#include "scenario_doc.h"
 #include "scenario_parts.h"
 
 /* Every key of a section once, the general ones first. */
@@ -99,4 +101,17 @@ void scenario_reference(FILE *out)
     fprintf(out, "Sizes: 512, 4k, 4KiB, 64MiB, 1GiB (binary units, as in fio).\n"
                  "Durations: 500ms, 10s, 2m, 1h; a bare number is seconds.\n"
                  "Comments start with # or ; (inline: after a blank).\n");
+}
+
+int scenario_reference_as(FILE *out, const char *format)
+{
+    if (strcmp(format, "text") == 0)
+        scenario_reference(out);
+    else if (strcmp(format, "markdown") == 0)
+        scenario_doc(out, &doc_markdown);
+    else if (strcmp(format, "man") == 0)
+        scenario_doc(out, &doc_roff);
+    else
+        return -1;
+    return 0;
 }
