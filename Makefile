@@ -52,10 +52,11 @@ KEEP_KINDS := -Wl,--undefined=remote_undo_kind
 # many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
 # bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale);
-# fuzzing: clang and libclang-rt-14-dev (libFuzzer)
+# fuzzing: clang and libclang-rt-14-dev (libFuzzer); python3-jsonschema (tests/schema.sh:
+# report.json against docs/*.schema.json)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
-                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
+                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils python3-jsonschema \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
                 openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
                 clang libclang-rt-14-dev ceph-mon ceph-osd ceph-mds ceph-mgr ceph-fuse \
