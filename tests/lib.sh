@@ -45,6 +45,21 @@ collect_reports() {
         done > /dev/null 2>&1
     return 0
 }
+# keep_report FILE: with FL_REPORTS_DIR set, a copy of report.json FILE made
+# now, under $WORK/kept/N/ (its path under $WORK, or its absolute path), for
+# collect_reports: a report that will not be there at exit (rewritten by a
+# verify, removed, on a file system unmounted first).  expect_code keeps
+# DIR/report.json before each `faultline verify DIR`.
+keep_report() {
+    [ -n "${FL_REPORTS_DIR:-}" ] && [ -f "$1" ] || return 0
+    _fl_k=$WORK/kept/$(find "$WORK/kept" -mindepth 1 -maxdepth 1 2> /dev/null | wc -l)
+    case $1 in
+    "$WORK"/*) _fl_k=$_fl_k/${1#"$WORK"/} ;;
+    /*) _fl_k=$_fl_k$1 ;;
+    *) _fl_k=$_fl_k/$1 ;;
+    esac
+    mkdir -p "$(dirname "$_fl_k")" && cp "$1" "$_fl_k" || true
+}
 # handmade PATH...: the report.json at or under each PATH (in $WORK) is the
 # test's own making, not faultline's (one written or edited to feed
 # `faultline compare` a broken or unusual report): collect_reports leaves it
@@ -76,6 +91,8 @@ skip() {
 expect_code() {
     want=$1
     shift
+    [ "$1" != "$FAULTLINE" ] || [ "${2:-}" != verify ] || [ $# -lt 3 ] ||
+        keep_report "$3/report.json"
     set +e
     "$@" > "$WORK/out" 2> "$WORK/err"
     got=$?
