@@ -22,7 +22,7 @@ Every run directory has a `report.json`: the machine-readable report of what
 `faultline run` did and found (the same as `report.txt` and `report.html`,
 which are told from it). `faultline verify DIR` rewrites it for its own
 pass, and `faultline run --repeat N` writes one more over the repetitions.
-Three shapes, each described by a JSON Schema (draft 2020-12) in `docs/`:
+Each of its shapes is described by a JSON Schema (draft 2020-12) in `docs/`:
 
 | `report.json` of | its `mode` | schema |
 | --- | --- | --- |
