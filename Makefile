@@ -13,7 +13,8 @@
 #   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
 #   make fuzz     the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (600) each, with
 #                 each one's execs, exec/s and coverage; FUZZ_TARGETS picks some
-#   make docs     docs/scenario.md and man/faultline-scenario.5 anew from build/faultline
+#   make docs     docs/scenario.md and man/faultline-scenario.5 anew from build/faultline,
+#                 docs/report-json.md from docs/*.schema.json (docs/gen/report_doc.sh)
 #   make install  faultline, faultline-wcache, the manual pages, the scenarios and the bash
 #                 completion under PREFIX (/usr/local), DESTDIR prepended; make uninstall
 
@@ -56,10 +57,11 @@ KEEP_KINDS := -Wl,--undefined=remote_undo_kind
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
 # bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale);
 # fuzzing: clang and libclang-rt-14-dev (libFuzzer); the manual pages (tests/cli/docs.sh):
-# mandoc (mandoc -T lint), groff-base (groff -ww), man-db (man)
+# mandoc (mandoc -T lint), groff-base (groff -ww), man-db (man); python3-jsonschema
+# (tests/schema.sh: report.json against docs/*.schema.json; python3 for tests/cli/links.sh)
 DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-dev \
                 libnl-route-3-dev libnftables-dev libcmocka-dev tgt jq mount e2fsprogs mawk \
-                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils \
+                iproute2 nftables fio libiscsi-bin tcpdump libxml2-utils python3-jsonschema \
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
                 openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
                 clang libclang-rt-14-dev ceph-mon ceph-osd ceph-mds ceph-mgr ceph-fuse \
@@ -244,6 +246,8 @@ doc = mkdir -p $(dir $(DOCS_OUT)/$(1)) && $(DOCS_FAULTLINE) $(2) > $(DOCS_OUT)/$
 docs: $(DOCS_FAULTLINE)
 	$(call doc,docs/scenario.md,help scenario --format markdown)
 	$(call doc,man/faultline-scenario.5,help scenario --format man)
+	@mkdir -p $(DOCS_OUT)/docs
+	sh docs/gen/report_doc.sh $(DOCS_OUT)/docs/report-json.md
 
 # --- make install / make uninstall ---
 # faultline finds faultline-wcache next to itself (or on PATH: harness/lab/lab_iscsi.c), and

@@ -14,11 +14,61 @@ cleanup() {
     _fl_code=$?
     set +e
     for c in $CLEANUP; do $c || true; done
+    collect_reports
     if [ -z "${KEEP_WORK:-}" ] && ! rm -rf "$WORK"; then
         echo "FAIL $TEST: cannot remove $WORK" >&2
         [ "$_fl_code" != 0 ] || _fl_code=1
     fi
     exit "$_fl_code"
+}
+# collect_reports: with FL_REPORTS_DIR set (tests/run.sh sets it), copies
+# every report.json under $WORK, at any depth, to
+# $FL_REPORTS_DIR/<cli|lab>/$TEST/<its path under $WORK>, for tests/schema.sh
+# to validate; passed, failed or skipped alike.  Those under a path given to
+# handmade are left out.  Called after the registered cleanups (labs down,
+# file systems unmounted) and without crossing into another file system, so
+# that a hung mount cannot hang it.  A copy that fails never fails the test.
+collect_reports() {
+    [ -n "${FL_REPORTS_DIR:-}" ] && [ -d "$WORK" ] || return 0
+    _fl_dest=$FL_REPORTS_DIR/$(basename "$(dirname "$0")")/$TEST
+    (cd "$WORK" && find . -xdev -name report.json -type f 2> /dev/null) |
+        while IFS= read -r _fl_r; do
+            _fl_r=${_fl_r#./}
+            _fl_own=no
+            if [ -f "$WORK/.handmade" ]; then
+                while IFS= read -r _fl_h; do
+                    case $_fl_r in "$_fl_h" | "$_fl_h"/*) _fl_own=yes ;; esac
+                done < "$WORK/.handmade"
+            fi
+            [ $_fl_own = no ] || continue
+            mkdir -p "$_fl_dest/$(dirname "$_fl_r")" && cp "$WORK/$_fl_r" "$_fl_dest/$_fl_r"
+        done > /dev/null 2>&1
+    return 0
+}
+# keep_report FILE: with FL_REPORTS_DIR set, a copy of report.json FILE made
+# now, under $WORK/kept/N/ (its path under $WORK, or its absolute path), for
+# collect_reports: a report that will not be there at exit (rewritten by a
+# verify, removed, on a file system unmounted first).  expect_code keeps
+# DIR/report.json before each `faultline verify DIR`.
+keep_report() {
+    [ -n "${FL_REPORTS_DIR:-}" ] && [ -f "$1" ] || return 0
+    _fl_k=$WORK/kept/$(find "$WORK/kept" -mindepth 1 -maxdepth 1 2> /dev/null | wc -l)
+    case $1 in
+    "$WORK"/*) _fl_k=$_fl_k/${1#"$WORK"/} ;;
+    /*) _fl_k=$_fl_k$1 ;;
+    *) _fl_k=$_fl_k/$1 ;;
+    esac
+    mkdir -p "$(dirname "$_fl_k")" && cp "$1" "$_fl_k" || true
+}
+# handmade PATH...: the report.json at or under each PATH (in $WORK) is the
+# test's own making, not faultline's (one written or edited to feed
+# `faultline compare` a broken or unusual report): collect_reports leaves it
+# out, since it need not follow docs/report.schema.json.
+handmade() {
+    for _fl_h in "$@"; do
+        _fl_h=${_fl_h#"$WORK"/}
+        echo "${_fl_h%/}" >> "$WORK/.handmade"
+    done
 }
 # at_exit FUNCTION: call FUNCTION on exit, before the ones registered earlier.
 at_exit() { CLEANUP="$1 $CLEANUP"; }
@@ -41,6 +91,8 @@ skip() {
 expect_code() {
     want=$1
     shift
+    [ "$1" != "$FAULTLINE" ] || [ "${2:-}" != verify ] || [ $# -lt 3 ] ||
+        keep_report "$3/report.json"
     set +e
     "$@" > "$WORK/out" 2> "$WORK/err"
     got=$?

@@ -3,8 +3,10 @@
 #   sh tests/run.sh BUILD_DIR RESULTS_FILE
 #
 # First every unit test binary BUILD_DIR/tests/test_*, then every
-# tests/cli/*.sh and tests/lab/*.sh with FAULTLINE=BUILD_DIR/faultline; a
-# failure does not stop the run.  One line per result is appended to
+# tests/cli/*.sh and tests/lab/*.sh with FAULTLINE=BUILD_DIR/faultline (and
+# FL_REPORTS_DIR=BUILD_DIR/reports, emptied first, where they leave a copy of
+# every report.json), last tests/schema.sh on those reports; a failure does
+# not stop the run.  One line per result is appended to
 # RESULTS_FILE: "pass NAME", "fail NAME" or "skip NAME" (NAME: the script,
 # or BINARY:CASE for a cmocka test case); a script's line ends with how
 # long it took, so that a slow CI shows where its time went.  A script
@@ -90,22 +92,34 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ $found = yes ] || { echo "FAIL no unit test binaries in $BUILD/tests" >&2; record fail "$BUILD/tests/test_*" "no unit test binaries"; }
 
-echo "== CLI and lab tests ($BUILD)"
-for t in tests/cli/*.sh tests/lab/*.sh; do
-    [ -f "$t" ] || continue
-    echo "-- $t"
+# run_script SCRIPT [ARG...]: runs one test script and records it.
+run_script() {
+    echo "-- $1"
     started=$(date +%s)
-    FAULTLINE=$ABS_BUILD/faultline sh "$t"
+    FAULTLINE=$ABS_BUILD/faultline sh "$@"
     code=$?
     took="$(($(date +%s) - started)) s"
-    echo "-- $t: exit $code after $took"
+    echo "-- $1: exit $code after $took"
     case $code in
-    0) record pass "$t" "$took" ;;
-    77) record skip "$t" "$took" ;;
+    0) record pass "$1" "$took" ;;
+    77) record skip "$1" "$took" ;;
     *)
-        echo "FAIL $t: exit $code" >&2
-        record fail "$t" "exit $code after $took"
+        echo "FAIL $1: exit $code" >&2
+        record fail "$1" "exit $code after $took"
         ;;
     esac
+}
+
+echo "== CLI and lab tests ($BUILD)"
+# Every report.json a script's runs wrote is kept here (tests/lib.sh,
+# collect_reports) for tests/schema.sh, run last on them.
+FL_REPORTS_DIR=$ABS_BUILD/reports
+rm -rf "$FL_REPORTS_DIR" && mkdir -p "$FL_REPORTS_DIR" || exit 2
+export FL_REPORTS_DIR
+for t in tests/cli/*.sh tests/lab/*.sh; do
+    [ -f "$t" ] || continue
+    run_script "$t"
 done
+# The collected reports against docs/*.schema.json.
+run_script tests/schema.sh "$FL_REPORTS_DIR"
 exit $failed

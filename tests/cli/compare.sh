@@ -139,6 +139,7 @@ json "$WORK/out" '[.warnings[] | .kind]' '["verify"]'
 # an interrupted B was cut short: it fails the comparison as one that
 # could not run does; an interrupted A is only said
 mkdir "$WORK/interrupted" "$WORK/noverdict" "$WORK/weird"
+handmade "$WORK/interrupted" "$WORK/noverdict" "$WORK/weird" # not for tests/schema.sh
 jq '.verdict = "interrupted" | .interrupted = true' "$A/report.json" > "$WORK/interrupted/report.json"
 expect_code 1 "$FAULTLINE" compare "$A" "$WORK/interrupted" --json
 json "$WORK/out" '[.warnings[] | .kind]' '["interrupted"]'
@@ -162,6 +163,7 @@ contains "$WORK/err" "B's report.json has no verdict"
 expect_code 2 "$FAULTLINE" compare "$A" "$WORK/nowhere"
 contains "$WORK/err" "B: cannot open $WORK/nowhere/report.json: No such file or directory"
 mkdir "$WORK/broken" "$WORK/other"
+handmade "$WORK/broken" "$WORK/other"
 printf '{"mode": "run", "verdict": ' > "$WORK/broken/report.json"
 expect_code 2 "$FAULTLINE" compare "$WORK/broken" "$A"
 contains "$WORK/err" "A: "
@@ -188,6 +190,7 @@ contains "$WORK/err" "--worse needs METRIC:RATIO"
 
 # --- faults on one side only, zero to nonzero, not measured (edited copies of a)
 mkdir "$WORK/renamed" "$WORK/edited"
+handmade "$WORK/renamed" "$WORK/edited" "$WORK/zero"
 jq '.faults[0].name = "other"' "$A/report.json" > "$WORK/renamed/report.json"
 expect_code 0 "$FAULTLINE" compare "$A" "$WORK/renamed" --json
 json "$WORK/out" '[.faults_only_a, .faults_only_b, ([.metrics[] | select(.fault != null)] | length)]' \
@@ -212,6 +215,7 @@ grep -Eq '^\(run\) +run_errors +0 +3 +\+3 +inf +worse +--worse run_errors:1000 B
 
 # a B that could not run fails the comparison, whatever its expectations say
 mkdir "$WORK/errored"
+handmade "$WORK/errored"
 jq '.verdict = "error" | .error = "cannot open the target"' "$A/report.json" > "$WORK/errored/report.json"
 expect_code 1 "$FAULTLINE" compare "$A" "$WORK/errored"
 contains "$WORK/out" "(run, error, scenario a): cannot open the target"
@@ -221,6 +225,7 @@ contains "$WORK/out" "B could not run"
 # summary DIR PASSED STALL_P95 RECOVERY_P95 [EXPECTATION_PASSES]
 summary() {
     mkdir -p "$1"
+    handmade "$1"
     cat > "$1/report.json" << EOF
 {"mode": "repeat", "verdict": "${5:-pass}", "scenario": "iscsi-controller-pause",
  "repetitions": 10, "completed": 10, "passed": $2, "pass_rate": $(echo "$2" | awk '{print $1 / 10}'),
