@@ -50,6 +50,7 @@ def anchors(path):
     if path not in anchors_cache:
         seen, result = {}, set()
         for line in text_of(path):
+            result.update(re.findall(r'<a\s+(?:id|name)="([^"]+)"', line))
             m = re.match(r'^#{1,6}\s+(.*)$', line)
             if not m:
                 continue
@@ -97,8 +98,8 @@ EOF
 # The check must be able to fail: a planted tree with one link of each kind
 # of mistake, and one good link of each kind.
 mkdir -p "$WORK/plant/docs"
-printf '# Top\n\n## A b\n' > "$WORK/plant/docs/ok.md"
-printf '# t\n\n[1](docs/ok.md) [2](docs/ok.md#a-b) [3](#t) [4](docs/nope.md) [5](#nope)\n[6](docs/ok.md#x) [7](https://example.org/) [8](../../etc/passwd) `[9](nope.md)`\n' \
+printf '# Top\n\n## A b\n<a id="c-d"></a>\n' > "$WORK/plant/docs/ok.md"
+printf '# t\n\n[1](docs/ok.md) [2](docs/ok.md#a-b) [3](#t) [10](docs/ok.md#c-d) [4](docs/nope.md) [5](#nope)\n[6](docs/ok.md#x) [7](https://example.org/) [8](../../etc/passwd) `[9](nope.md)`\n' \
     > "$WORK/plant/README.md"
 set +e
 python3 "$WORK/links.py" "$WORK/plant" > "$WORK/plant.out" 2>&1
@@ -107,7 +108,7 @@ set -e
 [ "$code" = 1 ] || { cat "$WORK/plant.out" >&2; fail "the planted broken links were not refused (exit $code)"; }
 for want in 'docs/nope.md: no such file' '#nope: README.md has no heading #nope' \
             'docs/ok.md#x: docs/ok.md has no heading #x' 'https://example.org/ leaves the repository' \
-            '../../etc/passwd is outside the repository' '8 links in 2 .md files checked, 5 bad'; do
+            '../../etc/passwd is outside the repository' '9 links in 2 .md files checked, 5 bad'; do
     contains "$WORK/plant.out" "$want"
 done
 
