@@ -38,8 +38,9 @@ static const char *const purposes[S_COUNT] = {
     [S_HOST] = "A machine outside the lab that faults act on, named (`[host array1]`) and named "
                "by a fault's `host`: a network namespace here, or a machine reached over ssh, "
                "where `faultline agent` applies the faults and puts them back.",
-    [S_CLUSTER] = "The real storage a run is against (GlusterFS or CephFS), known as a lab knows "
-                  "its own; not together with a lab.",
+    /* parenthesised: clang takes a two-piece literal in an array for a missing comma */
+    [S_CLUSTER] = ("The real storage a run is against (GlusterFS or CephFS), known as a lab "
+                   "knows its own; not together with a lab."),
 };
 
 static const char *const description[] = {
