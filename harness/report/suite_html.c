@@ -28,7 +28,7 @@ static void tile(FILE *f, const char *cls, const char *big, const char *small)
 
 static void tiles(FILE *f, const struct suite *s)
 {
-    char a[48], b[48], t[120];
+    char a[48], b[48], t[160];
     suite_fmt_count(s->met, a, sizeof a);
     suite_fmt_count(s->total, b, sizeof b);
     snprintf(t, sizeof t, "%s / %s", a, b);
@@ -48,13 +48,12 @@ static void tiles(FILE *f, const struct suite *s)
     tile(f, "", t, "labs brought up / scenarios on a lab already up");
     suite_fmt_duration(s->lab_up_s, a, sizeof a);
     suite_fmt_duration(s->lab_down_s, b, sizeof b);
-    snprintf(t, sizeof t, "lab down %s", b);
-    tile(f, "", a, "in lab up");
+    snprintf(t, sizeof t, "in lab up (%s in lab down)", b);
+    tile(f, "", a, t);
     fprintf(f, "</div>\n<p class=\"small\">Started ");
     report_escape(f, s->started_at[0] ? s->started_at : "at an unknown time");
     fprintf(f, "; faultline ");
     report_escape(f, s->faultline[0] ? s->faultline : "(version unknown)");
-    fprintf(f, "; %s", t);
     if (s->retry_timing.known && s->retry_timing.v > 0)
         fprintf(f, "; a scenario that failed on timing alone was tried again up to %.0f "
                    "time%s", s->retry_timing.v, s->retry_timing.v == 1 ? "" : "s");
