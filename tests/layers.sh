@@ -18,7 +18,7 @@
 #   clients   the exchange between the ranks of a run over several clients
 #   compare   two reports side by side: a run's read back through report's
 #             result (result.h)
-#   report    every file of a run's report, and the summary of repeats
+#   report    every file of a run's report, the summary of repeats, a suite's reports
 #   live      a run while it runs: the crew of workers, faults on schedule,
 #             events, resources, heal, evidence, the manifest
 #   judge     pass or fail: the verdict from the metrics
@@ -30,6 +30,9 @@
 # result_read.c, which maps report.json onto the record) tell a result from
 # the record alone: they may include only lib/, the record's headers
 # (harness/report/result*.h) and report_files.h, never the live run's.
+# A suite's reports (harness/report/suite*.c and suite*.h) are told from
+# suite.json alone: they may include only lib/, harness/report/suite*.h,
+# report_files.h and result_html.h (the look every report.html shares).
 #
 # Every #include "..." of the *.c and *.h files under those folders (at any
 # depth) is resolved against the directory of the file that has it, `..`
@@ -135,6 +138,15 @@ while IFS="$TAB" read -r file line target; do
         lib/* | harness/report/result*.h | harness/report/report_files.h) ;;
         *)
             echo "$file:$line: a renderer of the record includes $target (only lib/, harness/report/result*.h and report_files.h)"
+            bad=$((bad + 1))
+            ;;
+        esac
+        ;;
+    harness/report/suite*)
+        case $target in
+        lib/* | harness/report/suite*.h | harness/report/report_files.h | harness/report/result_html.h) ;;
+        *)
+            echo "$file:$line: a suite's report includes $target (only lib/, harness/report/suite*.h, report_files.h and result_html.h)"
             bad=$((bad + 1))
             ;;
         esac

@@ -22,7 +22,7 @@ cleanup() {
     exit "$_fl_code"
 }
 # collect_reports: with FL_REPORTS_DIR set (tests/run.sh sets it), copies
-# every report.json under $WORK, at any depth, to
+# every report.json and suite.json under $WORK, at any depth, to
 # $FL_REPORTS_DIR/<cli|lab>/$TEST/<its path under $WORK>, for tests/schema.sh
 # to validate; passed, failed or skipped alike.  Those under a path given to
 # handmade are left out.  Called after the registered cleanups (labs down,
@@ -31,7 +31,7 @@ cleanup() {
 collect_reports() {
     [ -n "${FL_REPORTS_DIR:-}" ] && [ -d "$WORK" ] || return 0
     _fl_dest=$FL_REPORTS_DIR/$(basename "$(dirname "$0")")/$TEST
-    (cd "$WORK" && find . -xdev -name report.json -type f 2> /dev/null) |
+    (cd "$WORK" && find . -xdev \( -name report.json -o -name suite.json \) -type f 2> /dev/null) |
         while IFS= read -r _fl_r; do
             _fl_r=${_fl_r#./}
             _fl_own=no
@@ -60,10 +60,10 @@ keep_report() {
     esac
     mkdir -p "$(dirname "$_fl_k")" && cp "$1" "$_fl_k" || true
 }
-# handmade PATH...: the report.json at or under each PATH (in $WORK) is the
-# test's own making, not faultline's (one written or edited to feed
-# `faultline compare` a broken or unusual report): collect_reports leaves it
-# out, since it need not follow docs/report.schema.json.
+# handmade PATH...: the report.json or suite.json at or under each PATH (in
+# $WORK) is the test's own making, not faultline's (one written or edited to
+# feed `faultline compare` a broken or unusual report): collect_reports
+# leaves it out, since it need not follow docs/*.schema.json.
 handmade() {
     for _fl_h in "$@"; do
         _fl_h=${_fl_h#"$WORK"/}

@@ -1,17 +1,19 @@
-# report.json against its JSON Schema (docs/report.schema.json,
-# docs/repeat-summary.schema.json), with a real validator (Debian's
-# python3-jsonschema, through tests/schema_check.py):
+# report.json and suite.json against their JSON Schemas
+# (docs/report.schema.json, docs/repeat-summary.schema.json,
+# docs/suite.schema.json), with a real validator (Debian's python3-jsonschema,
+# through tests/schema_check.py):
 #
 #   sh tests/schema.sh [REPORTS_DIR]
 #
-# Both schemas must be valid draft 2020-12 schemas; docs/report-json.md must
-# be what `sh docs/gen/report_doc.sh` makes of them; every report.json in
-# tests/fixtures, and with REPORTS_DIR every report.json under it (tests/run.sh
-# passes the ones it collected from the test suite's runs: tests/lib.sh,
-# collect_reports), must be valid against the schema its `mode` picks.  Each
-# invalid report is named with the JSON path and the validator's message.
-# A REPORTS_DIR without any report.json fails: a check of nothing would pass.
-# Prints how many reports each schema found valid.
+# The schemas must be valid draft 2020-12 schemas; docs/report-json.md must
+# be what `sh docs/gen/report_doc.sh` makes of them; every report.json and
+# suite.json in tests/fixtures (at least one of each), and with REPORTS_DIR
+# every one under it (tests/run.sh passes the ones it collected from the test
+# suite's runs: tests/lib.sh, collect_reports), must be valid against the
+# schema its `mode` picks (a suite.json: suite.schema.json).  Each invalid
+# report is named with the JSON path and the validator's message.  A
+# REPORTS_DIR without any report.json or suite.json fails: a check of
+# nothing would pass.  Prints how many reports each schema found valid.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -le 1 ] || fail "usage: sh tests/schema.sh [REPORTS_DIR]"
@@ -41,17 +43,18 @@ diff -u docs/report-json.md "$WORK/report-json.md" > "$WORK/doc.diff" || {
     fail "docs/report-json.md is not what the schemas say: run sh docs/gen/report_doc.sh"
 }
 
-find tests/fixtures -name report.json -type f | sort > "$WORK/reports"
+find tests/fixtures \( -name report.json -o -name suite.json \) -type f | sort > "$WORK/reports"
 fixtures=$(wc -l < "$WORK/reports")
-[ "$fixtures" -gt 0 ] || fail "no report.json in tests/fixtures"
+grep -q '/report\.json$' "$WORK/reports" || fail "no report.json in tests/fixtures"
+grep -q '/suite\.json$' "$WORK/reports" || fail "no suite.json in tests/fixtures"
 if [ -n "$REPORTS" ]; then
-    find "$REPORTS" -name report.json -type f | sort > "$WORK/collected"
+    find "$REPORTS" \( -name report.json -o -name suite.json \) -type f | sort > "$WORK/collected"
     collected=$(wc -l < "$WORK/collected")
-    [ "$collected" -gt 0 ] || fail "no report.json under $REPORTS: nothing to check"
+    [ "$collected" -gt 0 ] || fail "no report.json or suite.json under $REPORTS: nothing to check"
     cat "$WORK/collected" >> "$WORK/reports"
     echo "schema: $fixtures fixtures and $collected reports from $REPORTS"
 fi
 
 "$PY" tests/schema_check.py docs - < "$WORK/reports" ||
-    fail "report.json files do not follow docs/*.schema.json (above)"
+    fail "report.json or suite.json files do not follow docs/*.schema.json (above)"
 pass

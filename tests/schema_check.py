@@ -1,16 +1,19 @@
-"""Validates report.json files against docs/*.schema.json (tests/schema.sh).
+"""Validates report.json and suite.json files against docs/*.schema.json
+(tests/schema.sh).
 
-    python3 tests/schema_check.py DOCS_DIR REPORT.json...
+    python3 tests/schema_check.py DOCS_DIR REPORT.json...   (or suite.json)
     python3 tests/schema_check.py DOCS_DIR - < LIST   (one path a line)
 
-Checks both schemas against the JSON Schema 2020-12 metaschema, then each
+Checks the schemas against the JSON Schema 2020-12 metaschema, then each
 report against the schema its `mode` picks: "repeat" (the summary of
-repeats) repeat-summary.schema.json, anything else report.schema.json.
+repeats) repeat-summary.schema.json, "suite" (a suite's suite.json, and any
+file named suite.json) suite.schema.json, anything else report.schema.json.
 Prints a FAIL line per problem (file, JSON path, the validator's message)
 and how many reports of each schema were valid.  Exit 0: every report is
 valid; 1: one is not, or a schema is broken; 2: cannot run.
 """
 import json
+import os
 import sys
 import warnings
 
@@ -25,7 +28,7 @@ except ImportError as e:
 # jsonschema >= 4.18 prefers `referencing` to RefResolver but keeps it.
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
-SCHEMAS = ("report.schema.json", "repeat-summary.schema.json")
+SCHEMAS = ("report.schema.json", "repeat-summary.schema.json", "suite.schema.json")
 
 
 def where(error):
@@ -34,6 +37,18 @@ def where(error):
     for p in error.absolute_path:
         path += f"[{p}]" if isinstance(p, int) else f".{p}"
     return path
+
+
+def schema_of(path, doc):
+    """The schema a report follows: by its `mode`; a file named suite.json
+    is a suite's whatever it says, so that one with a wrong mode is told
+    what a suite.json lacks, not what a run's report.json does."""
+    mode = doc.get("mode") if isinstance(doc, dict) else None
+    if mode == "suite" or os.path.basename(path) == "suite.json":
+        return "suite.schema.json"
+    if mode == "repeat":
+        return "repeat-summary.schema.json"
+    return "report.schema.json"
 
 
 def main():
@@ -75,7 +90,7 @@ def main():
             print(f"FAIL schema: {path}: not JSON: {e}", file=sys.stderr)
             bad += 1
             continue
-        name = SCHEMAS[1] if isinstance(doc, dict) and doc.get("mode") == "repeat" else SCHEMAS[0]
+        name = schema_of(path, doc)
         errors = sorted(validators[name].iter_errors(doc), key=lambda e: list(e.absolute_path))
         for e in errors:
             print(f"FAIL schema: {path} {where(e)} ({name}): {e.message}", file=sys.stderr)
