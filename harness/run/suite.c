@@ -276,9 +276,10 @@ static void totals(const struct suite *s, int signal)
     char el[32];
     span((double)(mono_ns() - s->t0) / 1e9, el, sizeof el);
     fprintf(stderr, "suite: %s: %u of %u scenarios ran, %u met (%u flaky), %u not met, %u "
-            "errors; labs brought up %u times (%.1f s), shared %u times; %s in all\n",
+            "errors; %u lab up%s (%.1f s), %u scenario%s on a lab already up; %s in all\n",
             suite_verdict(s, signal), s->ran, s->total, met, flaky, s->ran - met - errors,
-            errors, s->lab.ups, s->lab.up_s, s->lab.shared, el);
+            errors, s->lab.ups, s->lab.ups == 1 ? "" : "s", s->lab.up_s, s->lab.shared,
+            s->lab.shared == 1 ? "" : "s", el);
 }
 
 /* Runs every scenario; the exit status. */
