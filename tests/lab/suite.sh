@@ -5,7 +5,10 @@
 # scenarios.  The first kills ctrl-b's tgtd for good; before the second the
 # suite finds it gone and starts it again (lab_health says so), instead of
 # rebuilding the lab.  Each run finds the lab up and leaves it; the suite
-# takes it down at the end, nothing left behind.
+# takes it down at the end, nothing left behind.  Then a suite of two
+# scenarios with write caches: the first leaves ctrl-b as a power cut would
+# (its tgtd and its cache killed); a restart of tgtd alone cannot bring it
+# back, so the suite powers ctrl-b off and on before the second.
 . "$(dirname "$0")/../lib.sh"
 
 need_root "namespaces and tgtd"
@@ -62,5 +65,29 @@ contains "$WORK/err" "suite: [2/3] 2-shared (lab iscsi, shared)"
 contains "$WORK/err" "needs other settings (write_cache)"
 # the suite brought the lab up, so it took it down
 [ ! -e "/run/faultline/labs/$P-iscsi.state" ] || fail "the suite left its lab up"
+lab_nothing_left iscsi
+
+# --- ctrl-b left as after a power cut: its tgtd and its write cache killed
+mkdir -p "$WORK/wc"
+for n in 1 2; do
+    lab_scn "wc-$n" "write_cache = on"
+    mv "$WORK/s/wc-$n.scn" "$WORK/wc/"
+done
+printf '[fault kill-b]\naction = kill\nhost = ctrl-b\nat = 2s\n[fault cut-cache]\naction = command\ncommand = kill -9 $(cut -d" " -f1 /var/lib/faultline/labs/%s-iscsi/cache-b.pid)\nat = 2s\n' \
+    "$P" >> "$WORK/wc/wc-1.scn"
+set +e
+"$FAULTLINE" suite "$WORK/wc" --out "$WORK/wc-res" > "$WORK/out" 2> "$WORK/err"
+code=$?
+set -e
+J=$WORK/wc-res/suite.json
+[ "$code" = 0 ] || { cat "$WORK/err" "$WORK"/wc-res/*/try-*/report.txt >&2; fail "the second suite exited $code"; }
+json "$J" '[.lab_ups, .lab_shared, [.scenarios[] | .lab_use]]' '[1,1,["up","shared"]]'
+json "$J" '.scenarios[0].faults | map(.name)' '["kill-b","cut-cache"]'
+health=$(jq -r '.scenarios[1].lab_health' "$J")
+case "$health" in
+*"tgtd of ctrl-b"*"powered ctrl-b off and on"*"over an empty write cache"*) ;;
+*) fail "before wc-2 the lab was '$health', not ctrl-b powered off and on" ;;
+esac
+[ ! -e "/run/faultline/labs/$P-iscsi.state" ] || fail "the second suite left its lab up"
 lab_nothing_left iscsi
 pass
