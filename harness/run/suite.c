@@ -67,7 +67,8 @@ static int add_folder(struct suite *s, const char *dir)
             rc = add_file(s, path);
     }
     closedir(d);
-    qsort(s->files + first, s->total - first, sizeof *s->files, by_name);
+    if (s->total > first)
+        qsort(s->files + first, s->total - first, sizeof *s->files, by_name);
     return rc;
 }
 
