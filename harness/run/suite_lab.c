@@ -43,6 +43,7 @@ static int bring_up(struct suite *s, const struct scenario *sc, struct suite_ent
                     const char *use, char *err, size_t errlen)
 {
     struct suite_lab *L = &s->lab;
+    snprintf(e->lab_use, sizeof e->lab_use, "%s", use); /* also when it fails */
     struct lab *lab = calloc(1, sizeof *lab);
     if (!lab) {
         snprintf(err, errlen, "lab up %s: out of memory", sc->lab->name);
@@ -66,7 +67,6 @@ static int bring_up(struct suite *s, const struct scenario *sc, struct suite_ent
     if (created) {
         L->ups++;
         L->up_s += t;
-        snprintf(e->lab_use, sizeof e->lab_use, "%s", use);
     } else {
         L->shared++;
         snprintf(e->lab_use, sizeof e->lab_use, "shared");
