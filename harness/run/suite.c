@@ -119,6 +119,20 @@ static int lint_all(const struct suite *s, struct scenario *sc)
 
 /* --- one scenario --- */
 
+/* Whether DIR/dir is taken: by a scenario before, or by the suite's own
+ * files. */
+static bool taken(const struct suite *s, const char *dir)
+{
+    static const char *const own[] = {"suite.json", "junit.xml", "report.txt", "report.html"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(dir, own[i]) == 0)
+            return true;
+    for (unsigned i = 0; i < s->ran; i++)
+        if (strcmp(s->e[i].dir, dir) == 0)
+            return true;
+    return false;
+}
+
 /* What the entry keeps of the scenario, and its directory: NAME, or NAME-2
  * for the second scenario of that name. */
 static void entry_of(const struct suite *s, const struct scenario *sc, const char *file,
@@ -132,12 +146,11 @@ static void entry_of(const struct suite *s, const struct scenario *sc, const cha
     for (char *c = base; *c; c++)
         if (*c == '/')
             *c = '_'; /* a directory of DIR, never below it */
+    if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        snprintf(base, sizeof base, "scenario");
     snprintf(e->dir, sizeof e->dir, "%s", base);
-    for (unsigned n = 2, i = 0; i < s->ran; i++)
-        if (strcmp(s->e[i].dir, e->dir) == 0) {
-            snprintf(e->dir, sizeof e->dir, "%s-%u", base, n++);
-            i = (unsigned)-1; /* again from the first: NAME-2 may be taken too */
-        }
+    for (unsigned n = 2; taken(s, e->dir); n++)
+        snprintf(e->dir, sizeof e->dir, "%s-%u", base, n);
     for (unsigned i = 0; i < sc->nfaults; i++) {
         struct suite_fault *f = &e->faults[e->nfaults++];
         snprintf(f->name, sizeof f->name, "%s", sc->faults[i].name);

@@ -4,6 +4,7 @@
  * passes each signal on once), waited for, its report.json read back and
  * judged (suite_judge.c).  See suite.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,11 @@ static pid_t start_run(const struct suite *s, const struct suite_entry *e, const
         setpgid(0, 0);
         proc_child_signals();
         unsetenv(REPEAT_ENV); /* a scenario with repeat = N does its repetitions */
+        if (s->o->quiet) { /* its closing lines are in its report.txt */
+            int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+            if (null >= 0)
+                dup2(null, 1);
+        }
         execv(self, argv);
         fprintf(stderr, "faultline: cannot run %s: %s\n", self, strerror(errno));
         _exit(127);

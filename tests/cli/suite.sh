@@ -109,6 +109,12 @@ json "$J2" '[.scenarios[] | [.dir, .outcome, (.attempts | length)]]' \
     '[["d-flaky","not-met",1],["a-pass","met",1],["a-pass-2","met",1]]'
 json "$J2" '.scenarios[0].why' '"failed on max_stall"'
 [ ! -s "$WORK/err2.txt" ] || { cat "$WORK/err2.txt" >&2; fail "--quiet printed on stderr"; }
+[ ! -s "$WORK/out2.txt" ] || { cat "$WORK/out2.txt" >&2; fail "--quiet printed on stdout"; }
+# a scenario named as one of the suite's own files takes NAME-2
+(DURATION=1s scenario report.txt > /dev/null)
+expect_code 0 "$FAULTLINE" suite "$WORK/report.txt.scn" --out "$WORK/own" --quiet
+json "$WORK/own/suite.json" '[.scenarios[] | .dir]' '["report.txt-2"]'
+[ -f "$WORK/own/report.txt" ] || fail "the suite's report.txt is not a file"
 
 # --- 3. every scenario is linted first: one mistake, nothing runs (exit 2)
 mkdir -p "$WORK/bad"
