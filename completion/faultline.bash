@@ -5,7 +5,8 @@
 # options are asked of the faultline being completed (its --help outputs and
 # `faultline help scenario`), so that they cannot drift from it;
 # tests/cli/docs.sh checks that they come out right.  Files: *.scn for run
-# and check, directories for verify, cleanup, compare and --out.
+# and check, *.scn and directories for suite, directories for verify,
+# cleanup, compare and --out.
 
 # _faultline_verbs PROG: the "  VERB ..." lines of `faultline --help`
 _faultline_verbs() {
@@ -62,18 +63,18 @@ _faultline() {
         return 0
     fi
     case $verb in
-    run | check | verify | cleanup | compare | agent)
+    run | check | suite | verify | cleanup | compare | agent)
         case $prev in
         --out | --client-dir | --dir)
             mapfile -t COMPREPLY < <(_faultline_files dir "$cur")
             return 0
             ;;
-        --repeat | --worse | --run | --cleanup) return 0 ;;
+        --repeat | --retry-timing | --worse | --run | --cleanup) return 0 ;;
         esac
         if [[ $cur == -* ]]; then
             words="$(_faultline_options "$prog" "$verb") --help"
             mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
-        elif [ "$verb" = run ] || [ "$verb" = check ]; then
+        elif [ "$verb" = run ] || [ "$verb" = check ] || [ "$verb" = suite ]; then
             mapfile -t COMPREPLY < <(_faultline_files scn "$cur")
         elif [ "$verb" != agent ]; then
             mapfile -t COMPREPLY < <(_faultline_files dir "$cur")

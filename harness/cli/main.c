@@ -14,6 +14,7 @@
 #include "../compare/compare.h"
 #include "../lab/lab.h"
 #include "../run/run.h"
+#include "../run/suite.h"
 #include "../scenario/scenario.h"
 
 static const char usage_main[] =
@@ -26,6 +27,9 @@ static const char usage_main[] =
     "  verify DIR [--quiet]             re-read the target of a finished (or crashed)\n"
     "                                   run from its saved state and report again\n"
     "  check FILE                       lint a scenario without running it\n"
+    "  suite PATH... [--out DIR] [--retry-timing N] [--keep-lab] [--quiet]\n"
+    "                                   run many scenarios (files, folders of *.scn), each\n"
+    "                                   judged against its expected outcome, labs shared\n"
     "  cleanup [--force] [DIR...]       undo what the faults of a killed run left behind\n"
     "                                   (a run still going is left alone)\n"
     "  compare DIR_A DIR_B [--worse METRIC:RATIO]... [--json]\n"
@@ -96,6 +100,39 @@ static const char usage_check[] =
     "Parses and checks a scenario without opening its target.  Mistakes are\n"
     "reported as FILE:LINE: message.  Exit status 0 when the scenario is good,\n"
     "2 otherwise.\n";
+
+static const char usage_suite[] =
+    "usage: faultline suite PATH... [--out DIR] [--retry-timing N] [--keep-lab] [--quiet]\n"
+    "\n"
+    "Runs many scenarios one after another: each PATH is a scenario file or a folder\n"
+    "(its *.scn, sorted by name, not its subfolders).  Every scenario is linted first;\n"
+    "one with a mistake stops the suite before anything runs.  Each scenario runs as\n"
+    "`faultline run` into DIR/NAME/try-K (NAME-2 for a second scenario of one name),\n"
+    "with a copy of it in DIR/NAME/scenario.scn, and is judged against the outcome it\n"
+    "expects: [scenario] expect_verdict = pass (the default) is met by a pass; a\n"
+    "scenario that must fail (expect_verdict = fail) is met when it fails on the rules\n"
+    "of its expect_failing (RULE? may fail) and on no other.\n"
+    "\n"
+    "The suite brings up the labs itself: consecutive scenarios that need the same lab\n"
+    "kind with the same [lab] settings share one, checked between them (servers a\n"
+    "scenario left killed, paused or powered off are brought back; a lab that cannot\n"
+    "be made healthy is rebuilt).  Scenarios with [host] sections run as they are.\n"
+    "DIR/suite.json is rewritten after every scenario; at the end junit.xml,\n"
+    "report.txt and report.html.  SIGINT/SIGTERM end the scenario under way early (it\n"
+    "still reports) and no other starts: the suite's verdict is interrupted.\n"
+    "\n"
+    "  --out DIR           the suite's directory (default runs/<YYYYmmdd-HHMMSS>-suite/)\n"
+    "  --retry-timing N    a scenario that missed only timing rules (stall, max_stall,\n"
+    "                      recovery, impact, max_latency, first_io_after_*, heal,\n"
+    "                      recover), with no finding and every fault as written, is run\n"
+    "                      up to N more times (0..20, default 0); met on a retry it is\n"
+    "                      flaky, which counts as met\n"
+    "  --keep-lab          the lab up at the end stays up (`faultline lab down KIND`)\n"
+    "  --quiet             no progress lines on stderr, no report on stdout\n"
+    "\n"
+    "Exit status: 0 every scenario met its expected outcome, 1 one did not (or could\n"
+    "not run, or the suite was interrupted), 2 the suite could not run at all (bad\n"
+    "usage, no scenario, a scenario with a mistake).\n";
 
 static const char usage_agent[] =
     "usage: faultline agent --dir DIR (--run TAG | --cleanup TAG)\n"
@@ -182,6 +219,39 @@ static int verb_run(int argc, char **argv)
     return cmd_run(&o);
 }
 
+/* suite PATH... [--out DIR] [--retry-timing N] [--keep-lab] [--quiet] */
+static int verb_suite(int argc, char **argv)
+{
+    struct suite_opts o = {.paths = argv + 2};
+    char **paths = argv + 2; /* the PATHs, gathered in place at the front */
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0) {
+            if (++i >= argc)
+                return bad_usage("--out needs a directory", NULL, usage_suite);
+            o.out = argv[i];
+        } else if (strncmp(argv[i], "--out=", 6) == 0) {
+            o.out = argv[i] + 6;
+        } else if (strcmp(argv[i], "--retry-timing") == 0) {
+            char *end;
+            unsigned long n = ++i < argc ? strtoul(argv[i], &end, 10) : 0;
+            if (i >= argc || !*argv[i] || *end || n > SUITE_MAX_RETRY)
+                return bad_usage("--retry-timing needs a count from 0 to 20", NULL, usage_suite);
+            o.retry_timing = (unsigned)n;
+        } else if (strcmp(argv[i], "--keep-lab") == 0) {
+            o.keep_lab = true;
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            o.quiet = true;
+        } else if (argv[i][0] == '-') {
+            return bad_usage("unknown option ", argv[i], usage_suite);
+        } else {
+            paths[o.npaths++] = argv[i];
+        }
+    }
+    if (!o.npaths)
+        return bad_usage("which scenarios? give files or folders", NULL, usage_suite);
+    return cmd_suite(&o);
+}
+
 static int verb_verify(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -258,6 +328,13 @@ int main(int argc, char **argv)
             return 0;
         }
         return verb_verify(argc, argv);
+    }
+    if (strcmp(verb, "suite") == 0) {
+        if (wants_help(argc, argv)) {
+            fputs(usage_suite, stdout);
+            return 0;
+        }
+        return verb_suite(argc, argv);
     }
     if (strcmp(verb, "lab") == 0)
         return cmd_lab(argc, argv);

@@ -16,6 +16,10 @@
  *   lab_clients.c  client hosts c1..cN and the management network
  *   lab_load.c     a lab as its state file says it is
  *   lab_up.c       up, health and down;  lab_undo.c  what down undoes
+ *   lab_settings.c a lab's [lab] settings: which differ from those asked
+ *                  for, and told for people
+ *   lab_revive.c   a lab between two runs that share it: servers a run
+ *                  left killed, paused or powered off brought back
  *   lab_faults.c   restart and power for faults;  lab_storage.c  the
  *                  lab's place and storage lent to a run
  *   lab_status.c   `lab status`;  lab_cli.c  `faultline lab`
@@ -214,6 +218,34 @@ int lab_down(const struct lab_kind *k, const char *prefix, char *err, size_t err
  * namespaces, every server and sshd, the kind's own check)?  false with
  * why. */
 bool lab_healthy(const struct lab *lab, char *why, size_t n);
+
+/* The [lab] settings in which a lab that is up differs from want, as
+ * "size, write_cache" ("" when none): clients, the kind's own keys and,
+ * when `size` says so, the size (want's 0: the kind's default). */
+void lab_settings_differ(const struct lab *lab, const struct lab_opts *want, bool size,
+                         char *out, size_t n);
+
+/* A lab's settings as its [lab] section would set them: "size=64MiB,
+ * write_cache=on, flush=honour, ..." (clients only when more than 1). */
+void lab_settings_text(const struct lab *lab, char *out, size_t n);
+
+/* What lab_revive found and did. */
+enum lab_revival {
+    LAB_HEALTHY,  /* healthy as it was */
+    LAB_REVIVED,  /* healthy again: servers brought back */
+    LAB_BROKEN    /* gone, or not healthy and could not be made so */
+};
+
+/* Checks the lab of kind k and prefix that is up, between two runs that
+ * share it, and brings back what the first left down: every process of a
+ * server left stopped (a pause) is continued, a server left powered off is
+ * powered on (lab_power), a service left killed is started again
+ * (lab_restart; a kind that can cut power has the server powered off and
+ * on when that is not enough: the iscsi lab's controller whose write cache
+ * went with a power cut).  out says it for people and reports: "healthy";
+ * "WHY; restarted tgtd of ctrl-a, continued 1 process of gs2, powered on
+ * gs3"; "gone: WHY" or "broken: WHY". */
+enum lab_revival lab_revive(const struct lab_kind *k, const char *prefix, char *out, size_t n);
 
 /* Reads a lab's state.  0, or -1 when it is not up or its state or home
  * cannot be trusted, or LAB_LOAD_ELSEWHERE when its files are not where

@@ -228,6 +228,22 @@ unsigned lab_freeze_all_in(const char *netns)
     return n;
 }
 
+/* A stopped process of a namespace, continued. */
+static int thaw_one(void *ctx, const struct proc_seen *p)
+{
+    unsigned *n = ctx;
+    if (proc_state(p->pid, p->start) == PROC_STOPPED && kill(p->pid, SIGCONT) == 0)
+        (*n)++;
+    return 0;
+}
+
+unsigned lab_thaw_all_in(const char *netns)
+{
+    unsigned n = 0;
+    proc_each_in_netns(netns, thaw_one, &n);
+    return n;
+}
+
 /* XFS_IOC_GOINGDOWN and its flag from <xfs/xfs_fs.h> (xfslibs-dev). */
 #define XFS_SUPER_MAGIC_ 0x58465342
 #define XFS_IOC_GOINGDOWN_ _IOR('X', 125, uint32_t)

@@ -33,6 +33,10 @@ unsigned lab_freeze_all_in(const char *netns);
 int lab_xfs_power_cut(const char *path, char *err, size_t errlen);
 int lab_image_let_go(const char *img, char *err, size_t errlen);
 
+/* SIGCONT to every stopped process of network namespace `netns` (a pause
+ * a run left behind, lab_revive); how many were stopped. */
+unsigned lab_thaw_all_in(const char *netns);
+
 /* A server as a machine of its own: in host h's network namespace, a
  * mount namespace in which nothing mounted reaches ours or the other way,
  * a UTS namespace whose hostname is the host's name, and a PID namespace

@@ -139,22 +139,6 @@ bool lab_healthy(const struct lab *lab, char *why, size_t n)
     return ok && storage_whole(lab, why, n);
 }
 
-/* The [lab] keys whose values differ between a lab and what is asked for:
- * "write_cache", "" when none. */
-static void settings_differ(const struct lab *lab, const struct lab_opts *want, char *out,
-                            size_t n)
-{
-    const struct key_table *t = &lab->kind->keys;
-    size_t used = 0;
-    out[0] = '\0';
-    if ((lab->opts.clients > 1 ? lab->opts.clients : 1) != (want->clients > 1 ? want->clients : 1))
-        used += (size_t)snprintf(out, n, "clients");
-    for (unsigned i = 0; i < t->n && used < n; i++)
-        if (!key_same(&lab->opts, want, &t->keys[i]))
-            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
-                                     t->keys[i].name);
-}
-
 /* The settings go to the state file first, as "opt KEY VALUE" records. */
 static int record_opts(const struct lab *lab, int fd, char *err, size_t errlen)
 {
@@ -182,8 +166,10 @@ static int check_found(const struct lab_kind *k, const struct lab_opts *o, struc
         return -1;
     }
     if (loaded == 0 && lab_healthy(lab, why, sizeof why)) {
+        /* Its size does not count: a lab brought up by hand (`lab up`, its
+         * default size) serves any scenario of its kind, as it always has. */
         char differ[256];
-        settings_differ(lab, o, differ, sizeof differ);
+        lab_settings_differ(lab, o, false, differ, sizeof differ);
         if (!differ[0])
             return 0; /* up already: harmless, if it is the lab that was asked for */
         snprintf(err, errlen, "lab %s (prefix %s) is up with other settings (%s); take it down "

@@ -94,54 +94,15 @@ static pid_t start_one(const struct run_opts *o, const char *rdir, unsigned k, u
     return pid;
 }
 
-/* The lab between repetitions: "healthy", "restarted ..." when a server
- * the last repetition killed (a fence, a kill fault) was started again
- * as lab_restart does, or why it is not healthy (the next repetition then
- * rebuilds it). */
-static void lab_check(const struct lab_kind *k, const char *prefix, char *out, size_t n)
-{
-    struct lab *lab = calloc(1, sizeof *lab);
-    char why[256] = "", err[256];
-    if (!lab) {
-        snprintf(out, n, "could not check: out of memory");
-    } else if (lab_load(k, prefix, lab, why, sizeof why) != 0) {
-        snprintf(out, n, "gone: %s", why);
-    } else if (lab_healthy(lab, why, sizeof why)) {
-        snprintf(out, n, "healthy");
-    } else {
-        size_t used = (size_t)snprintf(out, n, "%s; restarted", why);
-        bool restarted = false;
-        for (unsigned i = 0; i < lab->nhosts && used < n; i++) {
-            const struct lab_host *h = &lab->hosts[i];
-            enum proc_state st = h->pid ? proc_state(h->pid, h->start) : PROC_RUNNING;
-            if (st != PROC_GONE && st != PROC_ZOMBIE)
-                continue;
-            if (lab_restart(lab, h->name, err, sizeof err) != 0) {
-                snprintf(out, n, "broken: %s (restarting %s of %s: %s)", why, h->service,
-                         h->name, err);
-                free(lab);
-                return;
-            }
-            restarted = true;
-            used += (size_t)snprintf(out + used, n - used, " %s of %s,", h->service, h->name);
-        }
-        if (used < n && restarted)
-            out[used - 1] = '\0'; /* the last comma */
-        if (!restarted || lab_load(k, prefix, lab, err, sizeof err) != 0 ||
-            !lab_healthy(lab, err, sizeof err))
-            snprintf(out, n, "broken: %s", restarted ? err : why);
-    }
-    free(lab);
-}
-
-/* The lab's health before repetition k (x->lab): a lab a repetition left
- * broken or gone is rebuilt by the next one, which says so. */
+/* The lab's health before repetition k (x->lab): what a repetition left
+ * down (a server killed, paused, powered off) is brought back (lab.h,
+ * lab_revive); a lab left broken or gone is rebuilt by the next
+ * repetition, which says so. */
 static void check_lab_before(const struct run_opts *o, const struct scenario *sc,
                              const struct lab *lab, unsigned k, struct rep_outcome *x)
 {
     if (lab && k > 1) {
-        lab_check(sc->lab, lab->prefix, x->lab, sizeof x->lab);
-        if (strncmp(x->lab, "broken", 6) == 0 || strncmp(x->lab, "gone", 4) == 0)
+        if (lab_revive(sc->lab, lab->prefix, x->lab, sizeof x->lab) == LAB_BROKEN)
             fprintf(stderr, "faultline: before repetition %u the %s lab is %s; the "
                     "repetition rebuilds it\n", k, sc->lab->name, x->lab);
         else if (strcmp(x->lab, "healthy") != 0 && !o->quiet)

@@ -11,7 +11,8 @@
  * closest known key; a kind's key given for another kind is an error that
  * names its kind.
  *
- *   [scenario]  name, duration, seed, journal, lab, ...
+ *   [scenario]  name, duration, seed, journal, lab, ...; expect_verdict and
+ *               expect_failing: the outcome `faultline suite` expects
  *   [target]    kind, path, size, sync; the kind's own (iscsi: portals, ...)
  *   [workload]  block, pattern, read, depth, flush, direct, engine, workers,
  *               prefill; the kind's own (files: class, procs, metadata)
@@ -52,6 +53,18 @@ struct cluster_spec {
     char via[32];                    /* a [host NAME] with ssh */
 };
 
+/* The expected outcome of a scenario, for `faultline suite` (suite.h): a
+ * run's own verdict and exit status never depend on it. */
+enum { EXPECT_VERDICT_PASS, EXPECT_VERDICT_FAIL }; /* [scenario] expect_verdict */
+#define SCENARIO_MAX_FAILING 32
+
+/* One rule of [scenario] expect_failing. */
+struct expect_failing {
+    char rule[96];  /* a run rule's metric ("lost_writes", "max_stall"), a fault metric of any
+                       fault ("stall"), or of one ("kill-a:stall") */
+    bool optional;  /* written "RULE?": it may fail, and need not */
+};
+
 struct scenario {
     char file[PATH_MAX];
     char name[128];
@@ -89,6 +102,12 @@ struct scenario {
     /* [expect] and the faults' expect_* keys, in file order */
     struct expect_rule expects[FL_MAX_EXPECTS];
     unsigned nexpects;
+
+    /* the expected outcome (suite.h): expect_verdict, expect_failing */
+    int expect_verdict;            /* EXPECT_VERDICT_PASS or _FAIL */
+    char expect_failing_text[512]; /* as written */
+    struct expect_failing expect_failing[SCENARIO_MAX_FAILING];
+    unsigned nexpect_failing;
 };
 
 /* At most this many mistakes are listed (then how many more there are). */

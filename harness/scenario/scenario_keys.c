@@ -63,6 +63,15 @@ static const struct key_def scenario_keys[] = {
      "bring up this embedded lab for the run (and take it down after, unless --keep-lab): none, "
      "or one of the kinds under Labs below; an iscsi target without portals then means the lab "
      "LUN through both controllers, a files target without path the lab's FUSE mount", 0},
+    {"expect_verdict", KEY_CHOICE, "pass", "pass|fail", F(expect_verdict), 0, 0,
+     "the verdict `faultline suite` expects of the scenario: pass, or fail for one that must "
+     "fail (a known flaw shown on purpose), met when it fails on the rules of expect_failing "
+     "and on no other; `faultline run` gives its verdict and exit status as always", 0},
+    {"expect_failing", KEY_TEXT, NULL, NULL, F(expect_failing_text), 0, 0,
+     "with expect_verdict = fail (and required by it): the rules that must fail, "
+     "comma-separated: an integrity rule or a metric of [expect] (lost_writes, zeroed, "
+     "max_stall), a fault metric of any fault (stall) or of one (kill-a:stall); RULE? may "
+     "fail but need not (stale_reads?)", 0},
 };
 
 static const struct key_def target_keys[] = {

@@ -523,6 +523,7 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
             scenario_note(&errs, one);
         scenario_check_workload(sc, &ini, &errs);
         scenario_check_faults(sc, file, &errs);
+        scenario_check_outcome(sc, &ini, &errs);
         if (scenario_check_cluster(sc, &ini, one, sizeof one) != 0)
             scenario_note(&errs, one);
     }

@@ -6,6 +6,7 @@
  *   scenario_parse.c      sections bound to fields, every mistake noted
  *   scenario_expect.c     [expect] and expect_* lines into rules
  *   scenario_check.c      the rules between sections
+ *   scenario_outcome.c    expect_verdict and expect_failing: the outcome a suite expects
  *   scenario_reference.c  help scenario, help metrics
  *   scenario_doc*.c       help scenario --format markdown|man (scenario_doc.h)
  */
@@ -82,5 +83,12 @@ void scenario_check_workload(const struct scenario *sc, const struct ini *ini,
                              struct errlist *errs);
 void scenario_check_faults(const struct scenario *sc, const char *file, struct errlist *errs);
 int scenario_check_cluster(struct scenario *sc, const struct ini *ini, char *err, size_t n);
+
+/* --- scenario_outcome.c --- */
+
+/* expect_failing read into sc->expect_failing, each rule checked (a
+ * metric, a fault of the scenario, a rule that can fail), and only with
+ * expect_verdict = fail, which needs it. */
+void scenario_check_outcome(struct scenario *sc, const struct ini *ini, struct errlist *errs);
 
 #endif
