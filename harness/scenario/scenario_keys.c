@@ -71,7 +71,8 @@ static const struct key_def scenario_keys[] = {
      "with expect_verdict = fail (and required by it): the rules that must fail, "
      "comma-separated: an integrity rule or a metric of [expect] (lost_writes, zeroed, "
      "max_stall), a fault metric of any fault (stall) or of one (kill-a:stall); RULE? may "
-     "fail but need not (stale_reads?)", 0},
+     "fail but need not (stale_reads?).  With expect_verdict = pass only RULE? rules: what "
+     "the storage is known to do at times, a fail on those alone met", 0},
 };
 
 static const struct key_def target_keys[] = {

@@ -125,7 +125,7 @@ mv "$WORK/lint1.scn" "$WORK/bad/2-lint.scn"
 expect_failing = corupt" scenario lint2 > /dev/null)
 mv "$WORK/lint2.scn" "$WORK/bad/3-lint.scn"
 expect_code 2 "$FAULTLINE" suite "$WORK/bad" --out "$WORK/bad-out"
-contains "$WORK/err" "$WORK/bad/2-lint.scn:4: expect_failing: only with expect_verdict = fail"
+contains "$WORK/err" "$WORK/bad/2-lint.scn:4: expect_failing: corrupt must fail, but the scenario is expected to pass"
 contains "$WORK/err" "$WORK/bad/3-lint.scn:5: expect_failing: 'corupt' is not a rule's metric; did you mean 'corrupt'?"
 contains "$WORK/err" "2 of 3 scenarios have mistakes; none ran"
 [ ! -e "$WORK/bad-out" ] || fail "a suite with a bad scenario made its directory"

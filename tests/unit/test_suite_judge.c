@@ -60,7 +60,9 @@ static void expect_error(const char *keys, const char *want)
 static void outcome_mistakes_are_named(void **state)
 {
     (void)state;
-    expect_error("expect_failing = corrupt\n", "t.scn:3: expect_failing: only with expect_verdict");
+    expect_error("expect_failing = corrupt\n", "t.scn:3: expect_failing: corrupt must fail, but "
+                 "the scenario is expected to pass: with expect_verdict = pass only rules it may "
+                 "fail on (corrupt?)");
     expect_error("expect_verdict = fail\n", "t.scn:3: expect_verdict = fail needs expect_failing");
     expect_error("expect_verdict = never\n", "t.scn:3:");
     const char *fail = "expect_verdict = fail\nexpect_failing = ";
@@ -179,6 +181,29 @@ static void optional_rules_and_fault_rules_match_as_written(void **state)
     suite_attempt_free(&a);
 }
 
+/* Expected to pass, with rules it may fail on (all RULE?): a pass is met,
+ * a fail on those alone is met, a fail on any other rule is not. */
+static void pass_with_rules_it_may_fail_on(void **state)
+{
+    (void)state;
+    struct suite_entry e;
+    struct suite_attempt a;
+    char why[1024];
+    const char *const known[] = {"hung?", "missing_files?"};
+    entry_failing(&e, known, 2);
+    e.expect_fail = false;
+    attempt_of(&a, "pass", 0, HELD("hung"), 0);
+    assert_true(suite_judge_met(&e, &a, why, sizeof why));
+    suite_attempt_free(&a);
+    attempt_of(&a, "fail", 1, RUN_RULE("hung"), 0);
+    assert_true(suite_judge_met(&e, &a, why, sizeof why));
+    suite_attempt_free(&a);
+    attempt_of(&a, "fail", 1, RUN_RULE("hung") "," RUN_RULE("lost_writes"), 4);
+    assert_false(suite_judge_met(&e, &a, why, sizeof why));
+    assert_string_equal(why, "failed on lost_writes, which it must not");
+    suite_attempt_free(&a);
+}
+
 static void only_timing_without_findings_is_retried(void **state)
 {
     (void)state;
@@ -216,6 +241,7 @@ int main(void)
         cmocka_unit_test(outcome_mistakes_are_named),
         cmocka_unit_test(must_fail_is_met_on_its_rules_and_no_other),
         cmocka_unit_test(optional_rules_and_fault_rules_match_as_written),
+        cmocka_unit_test(pass_with_rules_it_may_fail_on),
         cmocka_unit_test(only_timing_without_findings_is_retried),
     };
     return cmocka_run_group_tests_name("suite_judge", tests, NULL, NULL);
