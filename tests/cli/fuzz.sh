@@ -1,3 +1,5 @@
+# tier: quick
+# passes: plain
 # The libFuzzer targets of tests/fuzz/ (make fuzz), briefly: each one built
 # (build/fuzz/, clang with ASan+UBSan) and run once over its seed corpus and
 # every crash input found and fixed so far (tests/fuzz/regress/T), then

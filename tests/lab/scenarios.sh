@@ -1,3 +1,5 @@
+# tier: full
+# passes: plain
 # Every shipped scenario, run as it is, must reach its verdict for the right
 # reason: the outage it stages really happened (the recovery numbers show
 # it), the expectations of the file held, and the integrity rules held —
