@@ -2,8 +2,14 @@
 #
 #   make          build ./faultline (and build/faultline-wcache, the iSCSI lab's write cache)
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
-#   make check    the layers, the shape, unit, CLI and lab tests, then all of them again under
-#                 ASan+UBSan; the last line counts: N passed, N failed, N skipped
+#   make check    the quick tier (the README's test command): the layers, the shape, unit and
+#                 CLI tests, one lab test per lab kind (iscsi, gluster, ceph), plain then again
+#                 under ASan+UBSan, the reports' schema; then the ten slowest tests, and the
+#                 last line counts: N passed, N failed, N skipped
+#   make check-full  the full tier (what .ci/run runs): every unit, CLI and lab test in both
+#                 passes, tests/lab/scenarios.sh (every shipped scenario) in the plain one only
+#   make unit, make check-asan  one pass of TIER (quick; TIER=full for every test): the plain
+#                 build's tests, the ASan+UBSan build's
 #   make demo     the iSCSI lab, a controller killed during a verified run, the report
 #   make demo-file  a local file, damaged afterwards, and what verify finds
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
@@ -68,7 +74,7 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
                 ceph-common mandoc groff-base man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check unit cli check-asan demo demo-file bench bench-iscsi bench-files \
+.PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-iscsi bench-files \
         bench-clients bench-scale fuzz fuzz-build docs install uninstall clean FORCE
 .SECONDARY:
 
@@ -163,9 +169,13 @@ deps:
 	    $(SUDO) apt-get update -qq || echo "deps: apt-get update failed; trying the install anyway"; \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
-# tests/run.sh: unit, CLI and lab tests of one build, every result in a file
-unit: $(addprefix build/tests/,$(TESTS)) faultline build/faultline-wcache build/stalefs
-	@sh tests/run.sh build build/results-plain.txt
+# tests/run.sh: unit, CLI and lab tests of one build, every result in a file.  TIER picks
+# the scripts: quick (make check's) or full (make check-full's: every one); each script's
+# "# tier:" and "# passes:" lines say where it belongs (tests/run.sh, docs/testing.md).
+TIER ?= quick
+UNIT_DEPS := $(addprefix build/tests/,$(TESTS)) faultline build/faultline-wcache build/stalefs
+unit: $(UNIT_DEPS)
+	@sh tests/run.sh build build/results-plain.txt $(TIER)
 
 # Full stacks for every allocation, so that the one suppression of a leak
 # inside libiscsi (tests/lsan.supp) matches by function name.
@@ -173,16 +183,21 @@ check-asan: export ASAN_OPTIONS = fast_unwind_on_malloc=0
 check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 # tests that check timing expectations allow for the sanitizers' slowness
 check-asan: export FL_SANITIZED = 1
-check-asan: $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/faultline-wcache \
-            build/stalefs
-	@sh tests/run.sh build/asan build/results-asan.txt
+ASAN_DEPS := $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/faultline-wcache \
+             build/stalefs
+check-asan: $(ASAN_DEPS)
+	@sh tests/run.sh build/asan build/results-asan.txt $(TIER)
 
 # deps first, on its own: nothing can compile before liburing and cmocka are in.
 # Both passes run even when the first fails; the summary of both decides (a
 # pass that never wrote its results, e.g. a failed build, counts as failed).
 # The layers first: no folder includes one above it (tests/layers.sh); then the
-# shape: no long file or function, no circle of files (tests/shape.sh).
-check:
+# shape: no long file or function, no circle of files (tests/shape.sh).  Both
+# builds are made first with every core (NPROC jobs); the tests then run one at
+# a time, in a make without -j (a test that runs make gets no jobserver).
+# $(call check_tier,TIER): make check is the quick tier, make check-full the full one.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+define check_tier
 	@rm -f build/results-layers.txt build/results-plain.txt build/results-asan.txt
 	@$(MAKE) --no-print-directory deps
 	@mkdir -p build
@@ -190,12 +205,23 @@ check:
 	@if sh tests/layers.sh; then echo "pass tests/layers.sh"; else echo "fail tests/layers.sh"; \
 	    fi >> build/results-layers.txt
 	@echo "== shape"
-	@if { $(MAKE) --no-print-directory build/libfaultline.a > build/shape-build.log 2>&1 || \
+	@if { $(MAKE) --no-print-directory -j$(NPROC) build/libfaultline.a > build/shape-build.log 2>&1 || \
 	      { cat build/shape-build.log; false; }; } && sh tests/shape.sh build; then echo "pass tests/shape.sh"; else echo "fail tests/shape.sh"; \
 	    fi >> build/results-layers.txt
-	@$(MAKE) --no-print-directory unit || true
-	@$(MAKE) --no-print-directory check-asan || true
+	@echo "== build (plain and ASan+UBSan)"
+	@$(MAKE) --no-print-directory -j$(NPROC) $(UNIT_DEPS) $(ASAN_DEPS) > build/check-build.log 2>&1 || \
+	    { tail -n 30 build/check-build.log; echo "the build failed: build/check-build.log"; }
+	@echo "== the $(1) tier"
+	@$(MAKE) --no-print-directory unit TIER=$(1) || true
+	@$(MAKE) --no-print-directory check-asan TIER=$(1) || true
 	@sh tests/summary.sh build/results-layers.txt build/results-plain.txt build/results-asan.txt
+endef
+
+check:
+	$(call check_tier,quick)
+
+check-full:
+	$(call check_tier,full)
 
 demo:
 	@$(MAKE) --no-print-directory deps

@@ -1,11 +1,16 @@
-# Adds up results files of tests/run.sh into one line:
+# Adds up results files of tests/run.sh:
 #
 #   sh tests/summary.sh RESULTS_FILE...
+#   -> the ten slowest tests of all the files, then
 #   -> N passed, N failed, N skipped
 #
-# A results file that does not exist counts as one failure (its pass never
-# ran, e.g. its build failed); that is said on stderr.  Exit 1 when anything
-# failed, 0 otherwise.
+# The slowest come from the files' "time PASS SECONDS NAME" lines (every
+# unit test binary and every script, in each pass: plain or asan), slowest
+# first, with the time they all took together.  The last line counts the
+# "pass", "fail" and "skip" lines; other tools read it, so it stays the last
+# line and keeps its form.  A results file that does not exist counts as one
+# failure (its pass never ran, e.g. its build failed); that is said on
+# stderr.  Exit 1 when anything failed, 0 otherwise.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: sh tests/summary.sh RESULTS_FILE..." >&2; exit 2; }
@@ -13,7 +18,15 @@ missing=0
 for f in "$@"; do
     [ -f "$f" ] || { echo "summary: $f is missing: that pass did not run" >&2; missing=$((missing + 1)); }
 done
-for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done | awk -v missing="$missing" '
+ALL=$(mktemp "${TMPDIR:-/tmp}/fl-summary-XXXXXX") || exit 2
+trap 'rm -f "$ALL"' EXIT
+for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done > "$ALL"
+awk '$1 == "time" && NF >= 4 { n++; all += $3 }
+    END { if (n) printf "== the ten slowest of %d timed tests (unit test binaries and scripts, %.0f s together)\n", n, all }' \
+    "$ALL"
+awk '$1 == "time" && NF >= 4 { printf "%8.1f s  %-5s  %s\n", $3, $2, $4 }' "$ALL" |
+    sort -rn | head -n 10
+awk -v missing="$missing" '
     $1 == "pass" { p++ }
     $1 == "fail" { f++ }
     $1 == "skip" { s++ }
@@ -21,4 +34,6 @@ for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done | awk -v missing="$missing" '
         f += missing
         printf "%d passed, %d failed, %d skipped\n", p, f, s
         exit (f > 0)
-    }'
+    }' "$ALL"
+code=$?
+exit $code

@@ -1,3 +1,4 @@
+# tier: quick
 # The far side of faults over ssh, as a user meets it without ssh: the
 # [host] ssh keys are checked at file:line, `build-id` names this build
 # (its SHA-256), and `faultline agent` (which faultline itself starts over

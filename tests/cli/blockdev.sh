@@ -1,3 +1,4 @@
+# tier: quick
 # The blockdev backend on a loop device: a run and a verify pass, damage
 # through the device is found, and a mounted device is refused.
 . "$(dirname "$0")/../lib.sh"

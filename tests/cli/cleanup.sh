@@ -1,3 +1,4 @@
+# tier: quick
 # `faultline cleanup` leaves a run that is still going alone: its faults are
 # its own to clear.  Without arguments and with the run's directory it says
 # so, naming the directory and the run's PID, also when the run's

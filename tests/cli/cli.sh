@@ -1,3 +1,4 @@
+# tier: quick
 # The command line: help for every verb, lint with file:line, exit statuses.
 . "$(dirname "$0")/../lib.sh"
 

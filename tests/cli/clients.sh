@@ -1,3 +1,4 @@
+# tier: quick
 # A run over several clients: faultline as the ranks of an Open MPI job on
 # this machine (`mpirun -n 2 faultline run FILE`), on a local file.
 #

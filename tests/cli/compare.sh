@@ -1,3 +1,4 @@
+# tier: quick
 # `faultline compare DIR_A DIR_B`: real runs side by side, and summaries of
 # repeats made by hand.  The exit status is the contract: 0 when B holds
 # its expectations and no --worse limit is passed, 1 when B failed an

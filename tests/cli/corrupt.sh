@@ -1,3 +1,4 @@
+# tier: quick
 # corrupt: exactly the requested bytes change, the workload reports exactly
 # the corrupted blocks, and every refusal names its rule.
 . "$(dirname "$0")/../lib.sh"

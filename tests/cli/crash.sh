@@ -1,3 +1,4 @@
+# tier: quick
 # SIGKILL the run in the middle of its workload: `faultline verify` rebuilds
 # the state from checkpoint and journal and finds nothing wrong (no false
 # positives), and still finds real damage done afterwards.  Small journal

@@ -1,3 +1,4 @@
+# tier: quick
 # A damaged run directory: `faultline verify` refuses (exit 2), names the
 # file and what failed (and the byte offset), and never reports a finding:
 # a truncated or bit-flipped journal.bin, journal.old and state.bin, a

@@ -1,3 +1,4 @@
+# tier: quick
 # The documents and the installation:
 #   (a) docs/scenario.md and man/faultline-scenario.5 are what `make docs`
 #       makes with the binary under test (its tables), byte for byte, and the

@@ -1,3 +1,4 @@
+# tier: quick
 # Every I/O engine and pattern verifies the same way: sync (buffered),
 # io_uring with O_DIRECT and several workers, O_DSYNC, sequential, no flush
 # until the end, no journal.

@@ -1,3 +1,4 @@
+# tier: quick
 # The files backend on a local directory: a tree with data and metadata
 # streams passes; then the tree is damaged the ways a filesystem can damage
 # it (a file lost, a file grown, a stray name, a block in the wrong file, a

@@ -1,3 +1,4 @@
+# tier: quick
 # A run directory that fills up (an 8 MiB ext4 on a loop device): the run
 # ends with an error that names the file and "No space left on device",
 # and still writes its reports (DIR/.report-room kept room for them).  What

@@ -1,3 +1,4 @@
+# tier: quick
 # A run whose outage did not happen proves nothing about that outage: a
 # fault whose inject failed, that could never come, or whose clear failed
 # is never PASS.  The run names each such fault and why, exits 2 (it could

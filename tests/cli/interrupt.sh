@@ -1,3 +1,4 @@
+# tier: quick
 # SIGINT ends the workload early; the run still flushes, sweeps and
 # reports, and says it was interrupted: never PASS, exit 130 (SIGINT) or
 # 143 (SIGTERM), 1 when what ran found something.  A console that goes

@@ -1,3 +1,5 @@
+# tier: quick
+# passes: plain
 # The documentation holds together: every relative link of every .md file
 # of the repository (README.md, docs/, tests/, bench/...) names a file that
 # exists inside the repository, and a #fragment names a heading of that

@@ -1,3 +1,4 @@
+# tier: quick
 # The manifest of a report (report.json's `manifest`, report.txt's and
 # report.html's sections), for a run and for a later verify, checked against
 # what this machine says itself: uname, nproc, /proc/meminfo, sha256sum of

@@ -1,3 +1,4 @@
+# tier: quick
 # Power loss without a lab: a file target through faultline-wcache, a write
 # cache that keeps writes in memory until fsync.  SIGUSR1 makes it drop
 # everything not flushed, with the file still served: what a power cut of

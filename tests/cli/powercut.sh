@@ -1,3 +1,4 @@
+# tier: quick
 # A power cut of a file tree, then `faultline verify`: a `files` run on a
 # loop-mounted xfs, 3-6 s in the filesystem is shut down (xfs_io shutdown
 # without a log flush: what is not on stable storage is lost, as in a power

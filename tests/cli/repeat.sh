@@ -1,3 +1,4 @@
+# tier: quick
 # Repeats: `repeat = N` runs the scenario N times into DIR/rep-K and writes a
 # summary (report.json "mode": "repeat", report.txt, report.html) with each
 # metric's distribution; rules over repetitions (expect_stall_p95,

@@ -1,3 +1,4 @@
+# tier: quick
 # `reread`: that share of reads goes to a block the same stream wrote in its
 # last 8 writes.  On a target far larger than a second of writes, random
 # reads mostly find blocks never written ("unwritten"); with reread = 100%

@@ -1,3 +1,4 @@
+# tier: quick
 # Host resource timelines: a run on a file of a real disk writes
 # resources.csv with the client's CPU on the period's grid and the disk
 # under the file, whose written bytes really move while the workload

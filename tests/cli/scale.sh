@@ -1,3 +1,4 @@
+# tier: quick
 # Scale limits: a run whose state map would not fit in the memory it may
 # use is refused up front (exit 2) with the numbers, before a file target is
 # even created; and on a large sparse target the state map costs at most 2

@@ -1,3 +1,5 @@
+# tier: quick
+# passes: plain
 # The test's own tool first: tests/fuse/stalefs serves one client stale data
 # and nothing else (a plain mount stays coherent, the stale one serves what
 # it first read until it writes itself or is told to forget), so that

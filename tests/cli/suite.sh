@@ -1,3 +1,4 @@
+# tier: quick
 # `faultline suite` on file targets (no lab): a folder of scenarios run one
 # after another, each judged against the outcome it expects: a pass; a
 # must-fail scenario with a real finding (met); the same with the wrong

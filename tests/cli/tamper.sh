@@ -1,3 +1,4 @@
+# tier: quick
 # Run a scenario on a file, then damage it the way storage does: flip a byte
 # in one block, zero another, copy one block over a third.  `faultline
 # verify` must report exactly those three blocks with the right classes and

@@ -1,3 +1,4 @@
+# tier: quick
 # The CephFS lab end to end: up (twice), looked at from outside (three
 # monitors in one quorum, three OSDs each under its own server's hostname,
 # each server's stores on an XFS disk of its own,

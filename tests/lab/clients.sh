@@ -1,3 +1,4 @@
+# tier: full
 # The GlusterFS lab with two client hosts and one run over both, through
 # MPI, as `faultline run` starts it by itself:
 #   - `lab up gluster --clients 2`, seen from outside: c1 and c2 are

@@ -1,3 +1,4 @@
+# tier: full
 # Every network and process fault family on the iSCSI lab, against its real
 # effect read back independently: link and port state from sysfs and `ip`,
 # nft tables and their counters from `nft`, the tbf cap from `tc -s`,

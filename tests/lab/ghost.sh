@@ -1,3 +1,4 @@
+# tier: full
 # A path that faultline gives up must never deliver its commands later.
 # Controller A stops receiving from the client (a partition of its inbound
 # traffic, so A itself notices nothing and keeps the connection open).

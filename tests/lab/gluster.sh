@@ -1,3 +1,4 @@
+# tier: quick
 # The GlusterFS lab end to end: up (twice), looked at from outside (each
 # server's own hostname and private mounts, the brick visible only inside
 # its server, the FUSE mount here, the volume's options), a files workload

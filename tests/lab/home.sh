@@ -1,3 +1,4 @@
+# tier: full
 # The labs' own files live where only root can write (/var/lib/faultline/labs
 # for their data, /run/faultline for their state and the run registry), and
 # faultline refuses every level of them that another user could change,

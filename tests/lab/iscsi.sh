@@ -1,3 +1,4 @@
+# tier: quick
 # The iSCSI lab end to end: up (twice), looked at from outside, a run through
 # both controllers while the tgtd of the active one is killed (the workload
 # fails over, the verdict stays pass, the path events are in the report),

@@ -1,3 +1,4 @@
+# tier: full
 # The recovery numbers against an independent observer of the same storage:
 # tcpdump on the client's interface records when controller A's answers
 # (TCP segments with payload from port 3260) stop and start again while its

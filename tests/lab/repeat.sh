@@ -1,3 +1,4 @@
+# tier: full
 # Repeats on the iSCSI lab: iscsi-controller-kill twice with `--repeat 2`.
 # The lab comes up once; the first repetition kills ctrl-a's tgtd for good,
 # so before the second the health check finds it gone and starts it again

@@ -1,3 +1,5 @@
+# tier: full
+# passes: plain
 # Every shipped scenario, run once through `faultline suite scenarios/
 # --retry-timing 2`, as a user would run them: the suite must count every
 # one met.  What a scenario must show is said in the scenario itself where

@@ -1,3 +1,4 @@
+# tier: full
 # Faults over ssh, on the iSCSI lab with [lab] control = ssh: every family
 # is applied by `faultline agent` on a controller (or on the switch, for
 # the ports), checked from outside the way faults.sh checks it, and

@@ -1,3 +1,4 @@
+# tier: full
 # `faultline suite` on the iSCSI lab: three short scenarios, the first two
 # with the same [lab] settings, the third with write_cache = on.  The suite
 # brings the lab up once for the first two (the second shares it) and once

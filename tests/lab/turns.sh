@@ -1,3 +1,4 @@
+# tier: full
 # Up and down of one lab take turns (each holds its state file's lock): a
 # `lab down` while a `lab up` is under way waits for it and then removes
 # the whole lab, and two `lab up` at once build it once (the second finds

@@ -1,3 +1,4 @@
+# tier: full
 # The no-progress watchdog: both controllers of the lab paused for good, so
 # no I/O ever completes again.  The run must report the outstanding I/O as
 # hung once it is older than hung_after, end at duration + grace with every
