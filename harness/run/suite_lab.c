@@ -138,6 +138,11 @@ int suite_lab_ready(struct suite *s, const struct scenario *sc, struct suite_ent
     return rc;
 }
 
+void suite_lab_drop(struct suite *s, const char *why)
+{
+    drop_lab(s, why);
+}
+
 void suite_lab_release(struct suite *s, bool keep)
 {
     struct suite_lab *L = &s->lab;

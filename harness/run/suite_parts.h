@@ -104,6 +104,11 @@ int suite_lab_ready(struct suite *s, const struct scenario *sc, struct suite_ent
 /* Takes down the lab the suite brought up (unless keep). */
 void suite_lab_release(struct suite *s, bool keep);
 
+/* Lets go of the lab the suite holds now, taking it down when the suite
+ * brought it up (why: for the progress line); the next scenario that
+ * needs one brings it up anew. */
+void suite_lab_drop(struct suite *s, const char *why);
+
 /* --- suite_try.c --- */
 
 /* SIGINT and SIGTERM caught from now on (the first one is kept and passed
@@ -117,7 +122,7 @@ int suite_stop_asked(void);
 /* Attempt a->k of entry e: a child `faultline run` into DIR/e->dir/try-K,
  * waited for; its report.json read back and judged (suite_judge.c).
  * false when it could not be started (err). */
-bool suite_try(const struct suite *s, const struct suite_entry *e, struct suite_attempt *a,
+bool suite_try(struct suite *s, const struct suite_entry *e, struct suite_attempt *a,
                char *err, size_t errlen);
 
 /* --- suite_judge.c --- */
