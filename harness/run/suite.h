@@ -16,7 +16,10 @@
  * The expected outcome is the scenario's own ([scenario] expect_verdict
  * and expect_failing, scenario.h): a scenario expected to pass is met by
  * the verdict pass; one that must fail is met when it fails on the rules
- * of expect_failing, every one of them not marked `?`, and on no other.
+ * of expect_failing, every one of them not marked `?`, and on no other;
+ * one expected to pass may list rules it may fail on (all marked `?`:
+ * what the storage is known to do at times), and a fail on those alone is
+ * met too.
  * An attempt that missed only timing rules (stall, max_stall, recovery,
  * impact, max_latency, first_io_after_inject, first_io_after_clear, heal,
  * recover) with no finding at all and every fault as written is tried
@@ -32,8 +35,11 @@
  * made healthy, or one with other settings, is taken down and brought up
  * again ("rebuilt"), one of another kind replaces it.  A scenario with
  * [host] sections runs as it is (its own lab, if any, its own to bring up
- * and take down).  At the end the suite takes down the lab it brought up,
- * unless --keep-lab.
+ * and take down).  A run that ends with I/O still waiting on the lab's
+ * mount (a scenario that kills for good what the mount needs) cannot be
+ * reaped until that mount is aborted: the suite takes its lab down, and
+ * the next scenario brings up another (suite_try.c).  At the end the
+ * suite takes down the lab it brought up, unless --keep-lab.
  *
  * DIR/suite.json (the contract with the suite's reports, suite_report.h)
  * is written after every scenario, atomically, so that a suite killed on
