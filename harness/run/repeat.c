@@ -16,6 +16,7 @@
 #include "../../lib/ranks.h"
 #include "../lab/lab.h"
 #include "rundir.h"
+#include "runchild.h"
 #include "../report/summary.h"
 
 static volatile sig_atomic_t stop_asked; /* the first signal: the exit status is 128 + it */
@@ -57,40 +58,14 @@ int repeat_count(const struct run_opts *o, const struct scenario *sc, char *err,
 static pid_t start_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
                        char *err, size_t errlen)
 {
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len < 0) {
-        snprintf(err, errlen, "cannot find our own binary (/proc/self/exe): %s", strerror(errno));
-        return -1;
-    }
-    self[len] = '\0';
-    char tag[32];
+    char tag[32], why[512];
     snprintf(tag, sizeof tag, "%u/%u", k, n);
-    char *argv[10];
-    int a = 0;
-    argv[a++] = self;
-    argv[a++] = "run";
-    argv[a++] = (char *)o->scenario;
-    argv[a++] = "--out";
-    argv[a++] = (char *)rdir;
-    argv[a++] = "--keep-lab"; /* ours to take down, after the last one */
-    if (o->quiet)
-        argv[a++] = "--quiet";
-    argv[a] = NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "cannot start repetition %u: fork: %s", k, strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        proc_child_signals();
-        setenv(REPEAT_ENV, tag, 1);
-        execv(self, argv);
-        fprintf(stderr, "faultline: cannot run %s: %s\n", self, strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid); /* as the child does: whichever runs first */
+    struct run_child c = {.scenario = o->scenario, .out = rdir,
+                          .keep_lab = true, /* ours to take down, after the last one */
+                          .quiet = o->quiet, .repetition = tag};
+    pid_t pid = run_child_start(&c, why, sizeof why);
+    if (pid < 0)
+        snprintf(err, errlen, "cannot start repetition %u: %s", k, why);
     return pid;
 }
 

@@ -27,11 +27,9 @@
 #define FL_REPEAT_H
 
 #include "run_opts.h"
+#include "runchild.h" /* REPEAT_ENV */
 #include "../scenario/scenario.h"
 
-/* The environment variable a repetition is started with ("K/N"): it runs
- * once, and leaves the rules over repetitions to the summary. */
-#define REPEAT_ENV "FAULTLINE_REPETITION"
 
 /* How many times o runs sc: --repeat, else [scenario] repeat; 1 inside a
  * repetition.  Refuses (2, with err) rules over repetitions in a single

@@ -16,7 +16,7 @@
 #include "../../lib/clock.h"
 #include "../../lib/errbuf.h"
 #include "../../lib/proc.h"
-#include "repeat.h"
+#include "runchild.h"
 #include "suite_parts.h"
 
 static volatile sig_atomic_t stop_asked; /* the first SIGINT or SIGTERM */
@@ -52,48 +52,18 @@ int suite_stop_asked(void)
 
 /* Starts `faultline run FILE --out TDIR [--keep-lab] [--quiet]`; its pid.
  * --keep-lab when the suite holds the lab: the run finds it up and must
- * leave it so (a scenario that brings up its own lab takes it down). */
+ * leave it so (a scenario that brings up its own lab takes it down).  A
+ * scenario with repeat = N does its repetitions itself; with --quiet its
+ * closing lines are in its report.txt only. */
 static pid_t start_run(const struct suite *s, const struct suite_entry *e, const char *tdir,
                        char *err, size_t errlen)
 {
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len < 0) {
-        snprintf(err, errlen, "cannot find our own binary (/proc/self/exe): %s", strerror(errno));
-        return -1;
-    }
-    self[len] = '\0';
-    char *argv[10];
-    int a = 0;
-    argv[a++] = self;
-    argv[a++] = "run";
-    argv[a++] = (char *)e->file;
-    argv[a++] = "--out";
-    argv[a++] = (char *)tdir;
-    if (e->lab[0])
-        argv[a++] = "--keep-lab";
-    if (s->o->quiet)
-        argv[a++] = "--quiet";
-    argv[a] = NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "cannot start %s: fork: %s", e->name, strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        proc_child_signals();
-        unsetenv(REPEAT_ENV); /* a scenario with repeat = N does its repetitions */
-        if (s->o->quiet) { /* its closing lines are in its report.txt */
-            int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-            if (null >= 0)
-                dup2(null, 1);
-        }
-        execv(self, argv);
-        fprintf(stderr, "faultline: cannot run %s: %s\n", self, strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid); /* as the child does: whichever runs first */
+    char why[512];
+    struct run_child c = {.scenario = e->file, .out = tdir, .keep_lab = e->lab[0] != '\0',
+                          .quiet = s->o->quiet, .no_stdout = s->o->quiet};
+    pid_t pid = run_child_start(&c, why, sizeof why);
+    if (pid < 0)
+        snprintf(err, errlen, "cannot start %s: %s", e->name, why);
     return pid;
 }
 
