@@ -242,7 +242,12 @@ enum lab_revival {
  * powered on (lab_power), a service left killed is started again
  * (lab_restart; a kind that can cut power has the server powered off and
  * on when that is not enough: the iscsi lab's controller whose write cache
- * went with a power cut).  out says it for people and reports: "healthy";
+ * went with a power cut).  Then the storage must be whole (its heal
+ * question: nothing pending) and as built (lab_report.as_built: ceph's
+ * cs1 MDS active), or the lab is broken and the caller rebuilds it: a run
+ * on a lab found up takes it as it is, so only this check keeps one
+ * scenario's leftovers out of the next.  out says it for people and
+ * reports: "healthy";
  * "WHY; restarted tgtd of ctrl-a, continued 1 process of gs2, powered on
  * gs3"; "gone: WHY" or "broken: WHY". */
 enum lab_revival lab_revive(const struct lab_kind *k, const char *prefix, char *out, size_t n);

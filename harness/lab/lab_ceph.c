@@ -113,6 +113,7 @@ static const struct lab_faults ceph_faults = {
 /* Its health and status. */
 static const struct lab_report ceph_report = {
     .healthy = ceph_healthy,
+    .as_built = ceph_as_built,
     .status = ceph_status,
     .describe = ceph_describe,
 };

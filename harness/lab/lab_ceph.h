@@ -135,6 +135,7 @@ int ceph_wait_view(const struct lab *lab, ceph_view_test test, const char *what,
 
 /* lab_report */
 bool ceph_healthy(const struct lab *lab, char *why, size_t n);
+bool ceph_as_built(const struct lab *lab, char *why, size_t n);
 void ceph_status(const struct lab *lab, struct json *j, FILE *out);
 void ceph_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 

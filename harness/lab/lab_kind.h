@@ -76,6 +76,12 @@ struct lab_report {
     /* Whether what the kind runs is healthy, beyond the hosts' services
      * (NULL: nothing more).  false with why. */
     bool (*healthy)(const struct lab *lab, char *why, size_t n);
+    /* Whether the storage is as `lab up` left it in what a scenario may
+     * rely on, beyond healthy (ceph: cs1's MDS the active one), asked
+     * only between two runs that share the lab (lab_revive): a run on a
+     * lab found up takes it as it is.  NULL: nothing more.  false with
+     * why. */
+    bool (*as_built)(const struct lab *lab, char *why, size_t n);
     /* Its part of `lab status`: into j (--json) or as lines to out. */
     void (*status)(const struct lab *lab, struct json *j, FILE *out);
     /* For the report's manifest, when the lab knows its storage's setup

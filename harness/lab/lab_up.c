@@ -73,24 +73,6 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
     return lab_rec(fd, err, errlen, "ready");
 }
 
-/* A lab whose storage keeps replicas is healthy only when they agree (its
- * heal question says nothing is pending): a run on a lab found up, the
- * next repetition or the next scenario of a suite, measures its own
- * fault's heal, not what an earlier one left to heal. */
-static bool storage_whole(const struct lab *lab, char *why, size_t n)
-{
-    struct storage st;
-    if (!lab_storage(lab, &st) || !st.kind->heal || !st.kind->heal->pending)
-        return true;
-    char what[512];
-    long pending = st.kind->heal->pending(&st, what, sizeof what);
-    if (pending == 0)
-        return true;
-    snprintf(why, n, "%s is not whole (%s): %s", st.volume[0] ? st.volume : st.kind->what,
-             st.kind->heal->whole, what);
-    return false;
-}
-
 bool lab_healthy(const struct lab *lab, char *why, size_t n)
 {
     char err[512];
@@ -136,7 +118,7 @@ bool lab_healthy(const struct lab *lab, char *why, size_t n)
     net_close(sk);
     if (ok && lab->kind->report->healthy)
         ok = lab->kind->report->healthy(lab, why, n);
-    return ok && storage_whole(lab, why, n);
+    return ok;
 }
 
 /* The settings go to the state file first, as "opt KEY VALUE" records. */

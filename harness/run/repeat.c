@@ -74,17 +74,31 @@ static pid_t start_one(const struct run_opts *o, const char *rdir, unsigned k, u
  * lab_revive); a lab left broken or gone is rebuilt by the next
  * repetition, which says so. */
 static void check_lab_before(const struct run_opts *o, const struct scenario *sc,
-                             const struct lab *lab, unsigned k, struct rep_outcome *x)
+                             struct lab *lab, bool *created, unsigned k, struct rep_outcome *x)
 {
-    if (lab && k > 1) {
-        if (lab_revive(sc->lab, lab->prefix, x->lab, sizeof x->lab) == LAB_BROKEN)
-            fprintf(stderr, "faultline: before repetition %u the %s lab is %s; the "
-                    "repetition rebuilds it\n", k, sc->lab->name, x->lab);
-        else if (strcmp(x->lab, "healthy") != 0 && !o->quiet)
-            fprintf(stderr, "faultline: before repetition %u: %s\n", k, x->lab);
-    } else if (lab) {
+    if (!lab)
+        return;
+    if (k == 1) {
         snprintf(x->lab, sizeof x->lab, "healthy");
+        return;
     }
+    if (lab_revive(sc->lab, lab->prefix, x->lab, sizeof x->lab) != LAB_BROKEN) {
+        if (strcmp(x->lab, "healthy") != 0 && !o->quiet)
+            fprintf(stderr, "faultline: before repetition %u: %s\n", k, x->lab);
+        return;
+    }
+    /* Rebuilt here, not left to the repetition: a lab that runs but is not
+     * whole would be taken as it is by a run that finds it up. */
+    fprintf(stderr, "faultline: before repetition %u the %s lab is %s; rebuilding it\n", k,
+            sc->lab->name, x->lab);
+    char err[FL_ERRLEN], prefix[sizeof lab->prefix];
+    bool made = false;
+    snprintf(prefix, sizeof prefix, "%s", lab->prefix);
+    if (lab_down(sc->lab, prefix, err, sizeof err) != 0 ||
+        lab_up(sc->lab, &sc->lab_opts, lab, &made, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: rebuilding the %s lab: %s (the repetition tries again)\n",
+                sc->lab->name, err);
+    *created |= made;
 }
 
 /* Repetition k's report.json, when it wrote one, read back as its result
@@ -188,7 +202,7 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
         struct rep_outcome *x = &runs[k - 1];
         x->rep = k;
         snprintf(x->dir, sizeof x->dir, "rep-%u", k);
-        check_lab_before(o, sc, lab, k, x);
+        check_lab_before(o, sc, lab, &created, k, x);
         char rdir[PATH_MAX + 32];
         snprintf(rdir, sizeof rdir, "%s/%s", dir, x->dir);
         if (!o->quiet)
