@@ -130,10 +130,33 @@ static void read_result(const char *rdir, unsigned k, struct rep_outcome *x, cha
     jv_free(doc);
 }
 
+/* The repeat's lab, as a repetition held by a hung mount needs it. */
+struct held_lab {
+    const struct lab_kind *kind;
+    const struct lab *lab; /* NULL: none */
+    bool created;          /* ours: it may be taken down */
+};
+
+/* A repetition ended with I/O still waiting on the lab's mount: a lab the
+ * repeat brought up is taken down (its FUSE connections aborted, which
+ * ends that wait), and the next repetition rebuilds it (check_lab_before);
+ * one found up is not ours to take down. */
+static void drop_held(void *ctx)
+{
+    const struct held_lab *h = ctx;
+    char err[FL_ERRLEN];
+    if (!h->lab || !h->created)
+        return;
+    fprintf(stderr, "faultline: the repetition ended with I/O still waiting on the %s lab's "
+            "mount; taking the lab down\n", h->kind->name);
+    if (lab_down(h->kind, h->lab->prefix, err, sizeof err) != 0)
+        fprintf(stderr, "faultline: lab down %s: %s\n", h->kind->name, err);
+}
+
 /* Repetition k of n, in rdir: a child `faultline run`, waited for, and its
  * report.json read back.  false when it could not be started (err). */
 static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsigned n,
-                    struct rep_outcome *x, char *err, size_t errlen)
+                    struct held_lab *held, struct rep_outcome *x, char *err, size_t errlen)
 {
     pid_t pid = start_one(o, rdir, k, n, err, errlen);
     if (pid < 0)
@@ -142,14 +165,17 @@ static bool run_one(const struct run_opts *o, const char *rdir, unsigned k, unsi
     if (stop_asked) /* a signal between fork and running = pid */
         kill(pid, (int)stop_asked);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    bool reaped = run_child_wait(pid, &status, drop_held, held) == 0;
     running = 0;
     /* The lab's servers are our children when we brought it up: one
      * a repetition killed is reaped here, or it would stay a zombie. */
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
-    x->exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    x->exit = reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (!reaped)
+        fprintf(stderr, "faultline: repetition %u (pid %d) ended, but threads of it still "
+                "wait in the kernel on a mount that does not answer; not waited for\n", k,
+                (int)pid);
     x->ran = true;
     read_result(rdir, k, x, err, errlen);
     const char *v = x->report ? x->report->verdict : NULL;
@@ -207,7 +233,8 @@ int cmd_repeat(const struct run_opts *o, const struct scenario *sc, unsigned n)
         snprintf(rdir, sizeof rdir, "%s/%s", dir, x->dir);
         if (!o->quiet)
             fprintf(stderr, "faultline: repetition %u of %u: %s\n", k, n, rdir);
-        if (!run_one(o, rdir, k, n, x, err, sizeof err)) {
+        struct held_lab held = {.kind = sc->lab, .lab = lab, .created = created};
+        if (!run_one(o, rdir, k, n, &held, x, err, sizeof err)) {
             fprintf(stderr, "faultline: %s\n", err);
             break;
         }

@@ -32,4 +32,15 @@ struct run_child {
  * why). */
 pid_t run_child_start(const struct run_child *c, char *err, size_t errlen);
 
+/* Waits for child pid: 0 with *status, or -1 when it ended but cannot be
+ * reaped.  A run whose workers are left waiting on a mount that will
+ * never answer (a scenario that kills for good what the mount needs, as
+ * cephfs-mds-grace-trap does) writes its report and ends, but those
+ * threads stay in the kernel and the process cannot be reaped until they
+ * come back.  On a lab the run did not bring up itself nothing else would
+ * ever abort that mount: 3 s after the child's end, held(ctx) is called
+ * once to let the lab go (lab_down aborts its FUSE connections, which
+ * fails those calls); 60 s after that the wait gives up. */
+int run_child_wait(pid_t pid, int *status, void (*held)(void *ctx), void *ctx);
+
 #endif

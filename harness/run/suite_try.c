@@ -4,13 +4,11 @@
  * passes each signal on once), waited for, its report.json read back and
  * judged (suite_judge.c).  See suite.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../lib/clock.h"
@@ -97,59 +95,12 @@ static void read_report(const char *tdir, struct suite_attempt *a)
     free(res);
 }
 
-/* Whether process pid has ended while some of its threads have not: its
- * leader a zombie that cannot be reaped yet. */
-static bool ended_but_held(pid_t pid)
+/* The attempt's run ended but its threads wait on the lab's mount: the
+ * lab is let go (taken down: its FUSE connections aborted), and the next
+ * scenario brings up another. */
+static void drop_held(void *ctx)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the state follows the command name */
-    return p && p[1] == ' ' && p[2] == 'Z';
-}
-
-#define HELD_BEFORE_DROP_NS (3 * 1000000000ull)
-#define HELD_AFTER_DROP_NS (60 * 1000000000ull)
-
-/* Waits for the attempt's process: 0 with *status, or -1 when it ended
- * but could not be reaped.  A run whose workers are left waiting on a
- * mount that will never answer (a scenario that kills for good what the
- * mount needs, as cephfs-mds-grace-trap does) writes its report and ends,
- * but those threads stay in the kernel and the process cannot be reaped
- * until they come back.  On a lab the run did not bring up itself nothing
- * else would ever abort that mount: the suite takes the lab down
- * (lab_down aborts its FUSE connections, which fails those calls), and
- * the next scenario brings up another. */
-static int wait_attempt(struct suite *s, pid_t pid, int *status)
-{
-    uint64_t held_since = 0, dropped_at = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid)
-            return 0;
-        if (r < 0 && errno != EINTR)
-            return -1;
-        uint64_t now = mono_ns();
-        if (!ended_but_held(pid)) {
-            held_since = 0;
-        } else if (!held_since) {
-            held_since = now;
-        } else if (!dropped_at && now - held_since > HELD_BEFORE_DROP_NS) {
-            suite_lab_drop(s, "its run ended with I/O still waiting on the lab's mount");
-            dropped_at = now;
-        } else if (dropped_at && now - dropped_at > HELD_AFTER_DROP_NS) {
-            return -1;
-        }
-        struct timespec ts = {0, 100 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    suite_lab_drop(ctx, "its run ended with I/O still waiting on the lab's mount");
 }
 
 bool suite_try(struct suite *s, const struct suite_entry *e, struct suite_attempt *a,
@@ -166,7 +117,7 @@ bool suite_try(struct suite *s, const struct suite_entry *e, struct suite_attemp
     if (stop_asked) /* a signal between fork and running = pid */
         kill(pid, (int)stop_asked);
     int status = 0;
-    bool reaped = wait_attempt(s, pid, &status) == 0;
+    bool reaped = run_child_wait(pid, &status, drop_held, s) == 0;
     running = 0;
     /* The lab's servers are our children when we brought the lab up: one
      * the attempt killed is reaped here, or it would stay a zombie. */
