@@ -4,6 +4,9 @@
 #   -> the ten slowest tests of all the files, then
 #   -> N passed, N failed, N skipped
 #
+# Then every failed test by name, with the results file it is in, so that a log cut
+# short in the middle still says which one failed.
+#
 # The slowest come from the files' "time PASS SECONDS NAME" lines (every
 # unit test binary and every script, in each pass: plain or asan), slowest
 # first, with the time they all took together.  The last line counts the
@@ -26,6 +29,9 @@ awk '$1 == "time" && NF >= 4 { n++; all += $3 }
     "$ALL"
 awk '$1 == "time" && NF >= 4 { printf "%8.1f s  %-5s  %s\n", $3, $2, $4 }' "$ALL" |
     sort -rn | head -n 10
+for f in "$@"; do
+    [ ! -f "$f" ] || awk -v from="$f" '$1 == "fail" { $1 = ""; sub(/^ /, ""); printf "== FAILED %s   (%s)\n", $0, from }' "$f"
+done
 awk -v missing="$missing" '
     $1 == "pass" { p++ }
     $1 == "fail" { f++ }
