@@ -24,6 +24,50 @@ const char *meta_op_name(enum meta_op op)
     return op < MOP_COUNT ? op_names[op] : "none";
 }
 
+const unsigned meta_mix_default[MOP_COUNT] = {3, 30, 15, 12, 25, 15};
+
+int meta_mix_parse(const char *text, unsigned mix[MOP_COUNT], char *err, size_t errlen)
+{
+    unsigned w[MOP_COUNT] = {0}, total = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        size_t n = strcspn(p, ":, ");
+        int k = 0;
+        while (k < MOP_COUNT && !(strlen(op_names[k]) == n && strncmp(p, op_names[k], n) == 0))
+            k++;
+        if (k == MOP_COUNT || p[n] != ':') {
+            snprintf(err, errlen, "'%.*s': an operation and its weight, as create:30 (operations: "
+                     "mkdir, create, rename, unlink, stat, readdir)", (int)strcspn(p, ", "), p);
+            return -1;
+        }
+        char *end;
+        unsigned long v = strtoul(p + n + 1, &end, 10);
+        if (end == p + n + 1 || v > 1000 || (*end && *end != ',' && *end != ' ')) {
+            snprintf(err, errlen, "'%.*s': the weight is a whole number from 0 to 1000",
+                     (int)strcspn(p, ", "), p);
+            return -1;
+        }
+        w[k] = (unsigned)v;
+        total += (unsigned)v;
+        p = end;
+    }
+    if (!total) {
+        snprintf(err, errlen, "'%s': no operation has a weight", text);
+        return -1;
+    }
+    memcpy(mix, w, sizeof w);
+    return 0;
+}
+
+void meta_set_mix(struct meta_stream *s, const unsigned mix[MOP_COUNT])
+{
+    memcpy(s->mix, mix, sizeof s->mix);
+}
+
 /* f < 0: the directory itself.  rel: relative to the tree root. */
 static void slot_rel(const struct meta_stream *s, unsigned d, int f, char *out, size_t n)
 {
@@ -111,31 +155,25 @@ static void log_model(struct meta_stream *s)
         }
 }
 
-/* Before an operation that changes names: the state each name it touches
- * may get, on stable storage before the operation is issued.  0, or -1
- * when the journal failed (the operation must not be issued). */
-static int intend(struct meta_stream *s, enum meta_op op, unsigned d, int f, enum slot_state st,
-                  uint32_t size, unsigned d2, int f2, uint64_t t0)
+/* The intents of one planned operation that changes names (mkdir, create,
+ * rename, unlink): the state each name it touches may get.  Journaled, not
+ * yet synced: plan_batch syncs a whole batch of them before the first of
+ * its operations is issued. */
+static void intend(struct meta_stream *s, const struct meta_planned *p, uint64_t t0)
 {
-    if (!s->log)
-        return 0;
-    log_model(s);
     uint64_t now = mono_ns() - t0;
-    struct mrec r = {.type = MR_INTENT, .op = (uint8_t)op, .state = (uint8_t)st,
-                     .dir = (uint8_t)d, .slot = (int16_t)f, .size = size, .t_ns = now};
+    enum slot_state st = p->op == MOP_CREATE || p->op == MOP_MKDIR ? SLOT_PRESENT : SLOT_ABSENT;
+    struct mrec r = {.type = MR_INTENT, .op = p->op, .state = (uint8_t)st, .dir = p->d,
+                     .slot = p->f, .size = p->size, .t_ns = now};
     log_rec(s, &r);
-    s->unsynced[d][f + 1] = 1;
-    if (op == MOP_RENAME) { /* the target appears with the source's size */
-        r.dir = (uint8_t)d2;
-        r.slot = (int16_t)f2;
+    s->unsynced[p->d][p->f + 1] = 1;
+    if (p->op == MOP_RENAME) { /* the target appears with the source's size */
+        r.dir = p->d2;
+        r.slot = p->f2;
         r.state = SLOT_PRESENT;
         log_rec(s, &r);
-        s->unsynced[d2][f2 + 1] = 1;
+        s->unsynced[p->d2][p->f2 + 1] = 1;
     }
-    char err[4600];
-    if (!s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
-        log_failed(s, err);
-    return s->log_failed ? -1 : 0;
 }
 
 static int fsync_path(const char *path, int flags)
@@ -149,10 +187,15 @@ static int fsync_path(const char *path, int flags)
 }
 
 /* A durability point: the files changed since the last one and every
- * directory of the stream synced, then the point journaled (synced).  A
- * sync that fails makes no point: the changes stay doubtful. */
-static void durability_point(struct meta_stream *s, uint64_t t0)
+ * directory of the stream synced, then the point journaled: synced here
+ * when commit, else by the caller's next synced commit (plan_batch's, with
+ * the next batch of intents), before any further operation.  A sync that
+ * fails makes no point: the changes stay doubtful.  The operations planned
+ * so far are dropped either way: their intents come before the point, so
+ * they would no longer be covered by one. */
+static void durability_point(struct meta_stream *s, uint64_t t0, bool commit)
 {
+    s->nplanned = s->next_planned = 0;
     if (!s->log || s->log_failed)
         return;
     log_model(s);
@@ -179,9 +222,9 @@ static void durability_point(struct meta_stream *s, uint64_t t0)
     struct mrec r = {.type = MR_POINT, .t_ns = mono_ns() - t0, .seq = ++s->durability_points};
     log_rec(s, &r);
     char err[4600];
-    if (!s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
+    if (commit && !s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
         log_failed(s, err);
-    if (!s->log_failed)
+    if (!s->log_failed) /* uncommitted: a failure of the caller's commit stops the stream */
         memset(s->unsynced, 0, sizeof s->unsynced);
 }
 
@@ -316,8 +359,6 @@ static void do_mkdir(struct meta_stream *s, unsigned d, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, -1, path, sizeof path);
-    if (intend(s, MOP_MKDIR, d, -1, SLOT_PRESENT, 0, 0, 0, t0) != 0)
-        return;
     int rc = mkdir(path, 0755);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -332,14 +373,11 @@ static void do_mkdir(struct meta_stream *s, unsigned d, uint64_t t0)
     }
 }
 
-static void do_create(struct meta_stream *s, unsigned d, int f, uint64_t t0)
+static void do_create(struct meta_stream *s, unsigned d, int f, uint32_t size, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, f, path, sizeof path);
-    uint32_t size = (uint32_t)rng_below(&s->rng, 8193);
     struct meta_slot *m = &s->files[d][f];
-    if (intend(s, MOP_CREATE, d, f, SLOT_PRESENT, size, 0, 0, t0) != 0)
-        return;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         int err = errno;
@@ -372,8 +410,6 @@ static void do_rename(struct meta_stream *s, unsigned d, int f, unsigned d2, int
     char from[4400], to[4400];
     slot_path(s, d, f, from, sizeof from);
     slot_path(s, d2, f2, to, sizeof to);
-    if (intend(s, MOP_RENAME, d, f, SLOT_ABSENT, s->files[d][f].size, d2, f2, t0) != 0)
-        return;
     int rc = rename(from, to);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -395,8 +431,6 @@ static void do_unlink(struct meta_stream *s, unsigned d, int f, uint64_t t0)
 {
     char path[4400];
     slot_path(s, d, f, path, sizeof path);
-    if (intend(s, MOP_UNLINK, d, f, SLOT_ABSENT, 0, 0, 0, t0) != 0)
-        return;
     int rc = unlink(path);
     int err = errno;
     uint64_t now = mono_ns() - t0;
@@ -411,19 +445,186 @@ static void do_unlink(struct meta_stream *s, unsigned d, int f, uint64_t t0)
     }
 }
 
+/* What a plan is drawn on: the model as it will be if every planned
+ * operation succeeds. */
+struct shadow {
+    struct meta_slot dirs[META_DIRS];
+    struct meta_slot files[META_DIRS][META_SLOTS];
+};
+
 /* A random file slot in state st inside a present directory; -1 if a few
  * tries find none. */
-static int pick(struct meta_stream *s, enum slot_state st, unsigned *d)
+static int pick(struct meta_stream *s, const struct shadow *m, enum slot_state st, unsigned *d)
 {
     for (int tries = 0; tries < 16; tries++) {
         unsigned k = (unsigned)rng_below(&s->rng, META_DIRS);
         int f = (int)rng_below(&s->rng, META_SLOTS);
-        if (s->dirs[k].state == SLOT_PRESENT && s->files[k][f].state == st) {
+        if (m->dirs[k].state == SLOT_PRESENT && m->files[k][f].state == st) {
             *d = k;
             return f;
         }
     }
     return -1;
+}
+
+/* The next operation of the mix, drawn on m; false when it found no name
+ * to work on (a create with every slot taken, say). */
+static bool draw(struct meta_stream *s, const struct shadow *m, struct meta_planned *p)
+{
+    unsigned total = 0;
+    for (int k = 0; k < MOP_COUNT; k++)
+        total += s->mix[k];
+    unsigned r = (unsigned)rng_below(&s->rng, total), k = 0;
+    while (k + 1 < MOP_COUNT && r >= s->mix[k])
+        r -= s->mix[k++];
+    *p = (struct meta_planned){.op = (uint8_t)k, .f = -1, .f2 = -1};
+    bool any_dir = false;
+    for (unsigned d = 0; d < META_DIRS; d++)
+        any_dir |= m->dirs[d].state == SLOT_PRESENT;
+    if (!any_dir)
+        p->op = MOP_MKDIR;
+    unsigned d = 0, d2 = 0;
+    int f = -1, f2 = -1;
+    switch ((enum meta_op)p->op) {
+    case MOP_MKDIR:
+        d = (unsigned)rng_below(&s->rng, META_DIRS);
+        if (m->dirs[d].state == SLOT_PRESENT)
+            p->op = MOP_READDIR;
+        break;
+    case MOP_CREATE:
+        if ((f = pick(s, m, SLOT_ABSENT, &d)) < 0)
+            return false;
+        p->size = (uint32_t)rng_below(&s->rng, 8193);
+        break;
+    case MOP_RENAME:
+        if ((f = pick(s, m, SLOT_PRESENT, &d)) < 0 || (f2 = pick(s, m, SLOT_ABSENT, &d2)) < 0)
+            return false;
+        p->size = m->files[d][f].size;
+        break;
+    case MOP_UNLINK:
+        if ((f = pick(s, m, SLOT_PRESENT, &d)) < 0)
+            return false;
+        break;
+    case MOP_STAT:
+        d = (unsigned)rng_below(&s->rng, META_DIRS);
+        if (m->dirs[d].state == SLOT_ABSENT)
+            return false;
+        f = (int)rng_below(&s->rng, META_SLOTS);
+        break;
+    case MOP_READDIR:
+        if ((f = pick(s, m, SLOT_PRESENT, &d)) < 0 && (f = pick(s, m, SLOT_ABSENT, &d)) < 0)
+            return false;
+        f = -1; /* the directory itself */
+        break;
+    case MOP_COUNT:
+        return false;
+    }
+    p->d = (uint8_t)d;
+    p->f = (int16_t)f;
+    p->d2 = (uint8_t)d2;
+    p->f2 = (int16_t)f2;
+    return true;
+}
+
+static bool changes_names(enum meta_op op)
+{
+    return op == MOP_MKDIR || op == MOP_CREATE || op == MOP_RENAME || op == MOP_UNLINK;
+}
+
+/* The names p works on, as found on m: its directory (or directories) and
+ * its slot (or slots).  What it is issued on must still be this. */
+static void expect_of(const struct meta_slot dirs[META_DIRS],
+                      const struct meta_slot files[META_DIRS][META_SLOTS], struct meta_planned *p)
+{
+    p->pre[0] = dirs[p->d];
+    p->pre[1] = p->f >= 0 ? files[p->d][p->f] : dirs[p->d];
+    p->pre[2] = dirs[p->d2];
+    p->pre[3] = p->f2 >= 0 ? files[p->d2][p->f2] : dirs[p->d2];
+}
+
+static bool same_slot(const struct meta_slot *a, const struct meta_slot *b)
+{
+    return a->state == b->state && a->size == b->size;
+}
+
+/* Whether the model still holds what p was planned on: no earlier
+ * operation of its batch failed or found something else. */
+static bool plan_holds(struct meta_stream *s, const struct meta_planned *p)
+{
+    struct meta_planned now = *p;
+    expect_of(s->dirs, (const struct meta_slot(*)[META_SLOTS])s->files, &now);
+    for (int k = 0; k < 4; k++)
+        if (!same_slot(&now.pre[k], &p->pre[k]))
+            return false;
+    return true;
+}
+
+/* m as it is when p succeeds. */
+static void apply(struct shadow *m, const struct meta_planned *p)
+{
+    switch ((enum meta_op)p->op) {
+    case MOP_MKDIR:
+        m->dirs[p->d] = (struct meta_slot){.state = SLOT_PRESENT, .op = MOP_MKDIR};
+        break;
+    case MOP_CREATE:
+        m->files[p->d][p->f] =
+            (struct meta_slot){.state = SLOT_PRESENT, .op = MOP_CREATE, .size = p->size};
+        break;
+    case MOP_RENAME:
+        m->files[p->d][p->f] = (struct meta_slot){.state = SLOT_ABSENT, .op = MOP_RENAME};
+        m->files[p->d2][p->f2] =
+            (struct meta_slot){.state = SLOT_PRESENT, .op = MOP_RENAME, .size = p->size};
+        break;
+    case MOP_UNLINK:
+        m->files[p->d][p->f] = (struct meta_slot){.state = SLOT_ABSENT, .op = MOP_UNLINK};
+        break;
+    default:
+        break;
+    }
+}
+
+/* The next operations, drawn ahead up to META_PLAN_CHANGES that change
+ * names (or META_PLAN operations), with the intents of those on stable
+ * storage in one sync, together with a durability point when one is due.
+ * One sync per batch instead of one per operation, and the same guarantee:
+ * no operation is issued before its intent is durable.  An intent whose
+ * operation is never issued (the batch was dropped, the run ended) only
+ * allows its names a state they did not take. */
+static void plan_batch(struct meta_stream *s, uint64_t t0)
+{
+    s->nplanned = s->next_planned = 0;
+    bool logged = false;
+    if (s->log && !s->log_failed && s->changes >= POINT_EVERY) {
+        uint64_t points = s->durability_points;
+        durability_point(s, t0, false);
+        logged = s->durability_points != points;
+    }
+    struct shadow m;
+    memcpy(m.dirs, s->dirs, sizeof m.dirs);
+    memcpy(m.files, s->files, sizeof m.files);
+    unsigned changing = 0;
+    for (unsigned tries = 0;
+         tries < 2 * META_PLAN && s->nplanned < META_PLAN && changing < META_PLAN_CHANGES;
+         tries++) {
+        struct meta_planned *p = &s->planned[s->nplanned];
+        if (!draw(s, &m, p))
+            continue;
+        expect_of(m.dirs, (const struct meta_slot(*)[META_SLOTS])m.files, p);
+        apply(&m, p);
+        s->nplanned++;
+        if (changes_names((enum meta_op)p->op)) {
+            changing++;
+            if (s->log) {
+                if (!logged)
+                    log_model(s); /* what the last batch's operations did comes first */
+                intend(s, p, t0);
+                logged = true;
+            }
+        }
+    }
+    char err[4600];
+    if (logged && !s->log_failed && jlog_commit(s->log, true, err, sizeof err) != 0)
+        log_failed(s, err);
 }
 
 /* An operation completed at now_ns: the gap since the one before is kept
@@ -466,59 +667,40 @@ uint64_t meta_longest_gap(const struct meta_stream *streams, unsigned n, uint64_
 
 static void one_op(struct meta_stream *s, uint64_t t0)
 {
-    unsigned r = (unsigned)rng_below(&s->rng, 100), d, d2;
-    int f, f2;
-    enum meta_op op = r < 3 ? MOP_MKDIR : r < 33 ? MOP_CREATE : r < 48 ? MOP_RENAME
-                    : r < 60 ? MOP_UNLINK : r < 85 ? MOP_STAT : MOP_READDIR;
-    bool any_dir = false;
-    for (unsigned k = 0; k < META_DIRS; k++)
-        any_dir |= s->dirs[k].state == SLOT_PRESENT;
-    if (!any_dir)
-        op = MOP_MKDIR;
-    switch (op) {
+    if (s->next_planned == s->nplanned)
+        plan_batch(s, t0);
+    if (s->log_failed || s->next_planned == s->nplanned)
+        return; /* nothing to work on was found: draw again */
+    const struct meta_planned *p = &s->planned[s->next_planned++];
+    if (!plan_holds(s, p)) {
+        s->nplanned = s->next_planned = 0; /* planned on a model that no longer is */
+        return;
+    }
+    switch ((enum meta_op)p->op) {
     case MOP_MKDIR:
-        d = (unsigned)rng_below(&s->rng, META_DIRS);
-        if (s->dirs[d].state == SLOT_PRESENT) {
-            op = MOP_READDIR;
-            do_readdir(s, d, "workload", t0);
-        } else {
-            do_mkdir(s, d, t0);
-        }
+        do_mkdir(s, p->d, t0);
         break;
     case MOP_CREATE:
-        if ((f = pick(s, SLOT_ABSENT, &d)) < 0)
-            return;
-        do_create(s, d, f, t0);
+        do_create(s, p->d, p->f, p->size, t0);
         break;
     case MOP_RENAME:
-        if ((f = pick(s, SLOT_PRESENT, &d)) < 0 || (f2 = pick(s, SLOT_ABSENT, &d2)) < 0)
-            return;
-        do_rename(s, d, f, d2, f2, t0);
+        do_rename(s, p->d, p->f, p->d2, p->f2, t0);
         break;
     case MOP_UNLINK:
-        if ((f = pick(s, SLOT_PRESENT, &d)) < 0)
-            return;
-        do_unlink(s, d, f, t0);
+        do_unlink(s, p->d, p->f, t0);
         break;
     case MOP_STAT:
-        d = (unsigned)rng_below(&s->rng, META_DIRS);
-        if (s->dirs[d].state == SLOT_ABSENT)
-            return;
-        do_stat(s, d, (int)rng_below(&s->rng, META_SLOTS), "workload", t0);
+        do_stat(s, p->d, p->f, "workload", t0);
         break;
     case MOP_READDIR:
-        if ((f = pick(s, SLOT_PRESENT, &d)) < 0 && (f = pick(s, SLOT_ABSENT, &d)) < 0)
-            return;
-        do_readdir(s, d, "workload", t0);
+        do_readdir(s, p->d, "workload", t0);
         break;
     case MOP_COUNT:
         return;
     }
-    s->ops[op]++;
+    s->ops[p->op]++;
     note_done(s, mono_ns() - t0);
     log_model(s);
-    if (s->changes >= POINT_EVERY)
-        durability_point(s, t0);
 }
 
 int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t seed,
@@ -527,6 +709,7 @@ int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t 
     memset(s, 0, sizeof *s);
     s->index = index;
     rng_seed(&s->rng, seed);
+    memcpy(s->mix, meta_mix_default, sizeof s->mix);
     snprintf(s->rel, sizeof s->rel, "meta-%u", index);
     snprintf(s->dir, sizeof s->dir, "%s/%s", root, s->rel);
     findings_init(&s->findings, findings_limit);
@@ -549,7 +732,7 @@ void meta_run(struct meta_stream *s, uint64_t t0, uint64_t duration_ns,
 {
     while (!*stop && !s->log_failed && mono_ns() - t0 < duration_ns)
         one_op(s, t0);
-    durability_point(s, t0); /* what the last operations changed */
+    durability_point(s, t0, true); /* what the last operations changed */
 }
 
 void meta_check_all(struct meta_stream *s, const char *phase, uint64_t now_ns)
@@ -598,7 +781,7 @@ int meta_journal_close(struct meta_stream *s)
 {
     if (!s->log)
         return 0;
-    durability_point(s, mono_ns()); /* what the sweep resolved; times do not matter here */
+    durability_point(s, mono_ns(), true); /* what the sweep resolved; times do not matter here */
     if (!s->log_failed) {
         /* closed only when nothing is left unsynced: else verify must keep
          * the doubts the journal shows */

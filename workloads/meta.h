@@ -8,6 +8,10 @@
  *   mkdir 3%  create 30% (O_EXCL, 0..8 KiB, close)  rename 15%  unlink 12%
  *   stat 25% (existence and size)  readdir 15% (the whole directory)
  *
+ * (another mix: meta_set_mix).  Operations are drawn a batch ahead, on the
+ * model as it will be if they succeed; a batch whose operation failed or
+ * found something else is dropped and drawn again from the model as it is.
+ *
  * The model says what every slot must be: absent, present with a size, or
  * doubtful.  An operation that returns success changes the model as POSIX
  * says it must; one that fails (a fault in the middle of it) makes every
@@ -25,7 +29,10 @@
  * journaled:
  *   intent   before a create, rename, unlink or mkdir, the state each name
  *            it touches will have; synced before the operation is issued,
- *            so the storage never holds a change the journal does not know
+ *            so the storage never holds a change the journal does not know.
+ *            The intents of a whole batch (up to META_PLAN_CHANGES such
+ *            operations) are synced at once, with the durability point
+ *            before them: one sync per batch, not one per operation
  *   set      a slot's new state in the model, after the operation (or a
  *            stat or readdir that resolved a doubt); not synced: losing it
  *            leaves the intent, which allows either outcome
@@ -59,6 +66,13 @@ const char *meta_op_name(enum meta_op op);
 
 enum slot_state { SLOT_ABSENT, SLOT_PRESENT, SLOT_DOUBT };
 
+/* The weights of the operations, by enum meta_op: 3, 30, 15, 12, 25, 15. */
+extern const unsigned meta_mix_default[MOP_COUNT];
+
+/* Parses "create:50, unlink:50" (an operation's name and its weight, 0 to
+ * 1000; those not named get 0) into mix.  0, or -1 with err. */
+int meta_mix_parse(const char *text, unsigned mix[MOP_COUNT], char *err, size_t errlen);
+
 struct meta_slot {
     uint8_t state;     /* enum slot_state */
     uint8_t op;        /* enum meta_op that made the expected state */
@@ -67,6 +81,19 @@ struct meta_slot {
 };
 
 struct jlog;
+
+/* An operation drawn ahead of its turn: the names it works on (f, f2 -1:
+ * the directory itself), the size a create writes or a rename carries,
+ * and the directory and slot states it was drawn on ([0] d, [1] d/f,
+ * [2] d2, [3] d2/f2), which the model must still hold when it is issued. */
+struct meta_planned {
+    uint8_t op, d, d2;
+    int16_t f, f2;
+    uint32_t size;
+    struct meta_slot pre[4];
+};
+#define META_PLAN 64          /* operations drawn ahead at most */
+#define META_PLAN_CHANGES 16  /* of them changing names: intents synced at once */
 
 /* A metadata stall: no operation of the stream completed from from_ns to
  * to_ns (ns since the run's start; from_ns the completion before, or the
@@ -83,6 +110,9 @@ struct meta_stream {
     char rel[16];          /* meta-S */
     unsigned client;       /* whose subtree it works in (several clients: the rank) */
     struct rng rng;        /* which operation and name comes next */
+    unsigned mix[MOP_COUNT];                /* the operations' weights */
+    struct meta_planned planned[META_PLAN]; /* the batch drawn ahead */
+    unsigned nplanned, next_planned;
     struct meta_slot dirs[META_DIRS];
     struct meta_slot files[META_DIRS][META_SLOTS];
     struct findings findings;
@@ -124,6 +154,9 @@ uint64_t meta_longest_gap(const struct meta_stream *streams, unsigned n, uint64_
 int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t seed,
               size_t findings_limit, bool existing);
 void meta_free(struct meta_stream *s);
+
+/* Another mix of operations than meta_mix_default (before meta_run). */
+void meta_set_mix(struct meta_stream *s, const unsigned mix[MOP_COUNT]);
 
 /* Runs operations until *stop or duration_ns after t0 (mono_ns()). */
 void meta_run(struct meta_stream *s, uint64_t t0, uint64_t duration_ns,

@@ -6,8 +6,11 @@
  * either way; the model survives save and load; after a crash the model is
  * rebuilt from the stream's journal (no finding on a healthy tree, a torn
  * tail is cut off, a durable name taken away is found, another run's
- * journal refused); a time in which no operation completes is kept as the
- * stream's stall, found by the span it overlaps.
+ * journal refused); a stream killed at random moments, between a batch of
+ * intents and its durability point, verifies clean from its journal; a
+ * batch of intents costs one journal write, not one per operation; another
+ * mix of operations is kept to; a time in which no operation completes is
+ * kept as the stream's stall, found by the span it overlaps.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -17,12 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "../../lib/batchlog.h"
 #include "../../lib/clock.h"
 #include "../../workloads/meta.h"
 
@@ -301,6 +307,124 @@ static void closed_journal_uses_the_model(void **state)
     free(t);
 }
 
+static int count_rec(void *ctx, const void *rec)
+{
+    (void)rec;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+/* The stream is killed (SIGKILL, as a crash of faultline) at random
+ * moments: mostly after a batch of intents was synced and before the
+ * durability point that follows it, with operations of the batch issued
+ * and others not.  Each time verify rebuilds the model from the journal
+ * and finds nothing wrong with the tree. */
+static void killed_between_intents_and_point_verifies(void **state)
+{
+    (void)state;
+    unsigned mid_batch = 0;
+    struct meta_stream *t = calloc(1, sizeof *t);
+    for (unsigned trial = 0; trial < 12; trial++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s/meta-0 %s/meta-0.journal", root, root);
+        assert_int_equal(system(cmd), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            static struct meta_stream s;
+            volatile sig_atomic_t stop = 0;
+            if (meta_init(&s, root, 0, 1000 + trial, 100, false) != 0 ||
+                meta_journal_open(&s, root, 0x77) != 0)
+                _exit(3);
+            meta_run(&s, mono_ns(), 20000000000ull, &stop);
+            _exit(4); /* killed long before */
+        }
+        struct timespec ts = {0, (long)(60 + 23 * trial) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        assert_int_equal(meta_init(t, root, 0, 1, 100, true), 0);
+        assert_int_equal(meta_recover(t, root, 0x77), 0);
+        assert_true(t->rebuilt);
+        unsigned open_names = 0;
+        for (unsigned d = 0; d < META_DIRS; d++)
+            for (int k = 0; k <= META_SLOTS; k++)
+                open_names += t->unsynced[d][k];
+        mid_batch += open_names > 0;
+        meta_check_all(t, "verify", 0);
+        if (t->findings.n)
+            fail_msg("trial %u: %s: %s", trial, t->findings.list[0].path,
+                     t->findings.list[0].detail);
+        meta_free(t);
+    }
+    assert_true(mid_batch >= 6); /* most kills came between intents and their point */
+    free(t);
+}
+
+/* Intents are synced a batch at a time: the journal holds far fewer
+ * batches (each one write and one sync) than operations that changed
+ * names. */
+static void intents_are_synced_a_batch_at_a_time(void **state)
+{
+    (void)state;
+    struct meta_stream *s = calloc(1, sizeof *s);
+    volatile sig_atomic_t stop = 0;
+    assert_int_equal(meta_init(s, root, 0, 42, 100, false), 0);
+    assert_int_equal(meta_journal_open(s, root, 5), 0);
+    uint64_t t0 = mono_ns();
+    meta_run(s, t0, 300000000ull, &stop);
+    uint64_t changing = s->ops[MOP_MKDIR] + s->ops[MOP_CREATE] + s->ops[MOP_RENAME] +
+                        s->ops[MOP_UNLINK];
+    assert_true(changing >= 4 * META_PLAN_CHANGES);
+    assert_int_equal(s->errors, 0);
+    char path[4400], err[256];
+    snprintf(path, sizeof path, "%s/meta-0.journal", root);
+    struct jlog_info info;
+    uint64_t n = 0;
+    assert_int_equal(jlog_read(path, 0x4154454du, 32, count_rec, &n, &info, err, sizeof err), 0);
+    /* one batch per META_PLAN_CHANGES changes, give or take a dropped plan */
+    assert_true(info.batches * (META_PLAN_CHANGES / 2) <= changing);
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 0);
+    meta_free(s);
+    free(s);
+}
+
+/* A mix of creates and unlinks only: nothing else is done but the mkdir
+ * the stream needs for a directory to work in; a mix is parsed with its
+ * mistakes told. */
+static void another_mix_is_kept_to(void **state)
+{
+    (void)state;
+    unsigned mix[MOP_COUNT];
+    char err[256];
+    assert_int_equal(meta_mix_parse("create:50, unlink:50", mix, err, sizeof err), 0);
+    assert_int_equal(mix[MOP_CREATE], 50);
+    assert_int_equal(mix[MOP_UNLINK], 50);
+    assert_int_equal(mix[MOP_STAT], 0);
+    assert_int_equal(meta_mix_parse("create:50, chmod:5", mix, err, sizeof err), -1);
+    assert_non_null(strstr(err, "chmod"));
+    assert_int_equal(meta_mix_parse("create:x", mix, err, sizeof err), -1);
+    assert_int_equal(meta_mix_parse("stat:0", mix, err, sizeof err), -1);
+
+    struct meta_stream *s = calloc(1, sizeof *s);
+    volatile sig_atomic_t stop = 0;
+    assert_int_equal(meta_init(s, root, 0, 9, 100, false), 0);
+    assert_int_equal(meta_mix_parse("create:50, unlink:50", mix, err, sizeof err), 0);
+    meta_set_mix(s, mix);
+    uint64_t t0 = mono_ns();
+    meta_run(s, t0, 200000000ull, &stop);
+    assert_true(s->ops[MOP_CREATE] > 100 && s->ops[MOP_UNLINK] > 100);
+    assert_int_equal(s->ops[MOP_RENAME] + s->ops[MOP_STAT] + s->ops[MOP_READDIR], 0);
+    assert_true(s->ops[MOP_MKDIR] >= 1 && s->ops[MOP_MKDIR] <= META_DIRS);
+    meta_check_all(s, "sweep", mono_ns() - t0);
+    assert_int_equal(s->findings.n, 0);
+    meta_free(s);
+    free(s);
+}
+
 /* The stream stops for 400 ms (as while a metadata server is replaced):
  * that gap is its longest, told for any span that overlaps it and for no
  * span before it. */
@@ -337,6 +461,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(model_survives_save_and_load, setup, teardown),
         cmocka_unit_test_setup_teardown(model_rebuilt_from_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(closed_journal_uses_the_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(killed_between_intents_and_point_verifies, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(intents_are_synced_a_batch_at_a_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(another_mix_is_kept_to, setup, teardown),
         cmocka_unit_test_setup_teardown(a_pause_is_the_streams_stall, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
