@@ -31,6 +31,7 @@
 #include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -243,6 +244,13 @@ static struct shared_tree *attach(const struct target_cfg *t, bool create,
     }
     for (size_t i = 0; i < nfds; i++)
         atomic_init(&s->fds[i], -1);
+    /* A new tree is laid out for this run's workers; one found is read as
+     * its marker says it was laid out. */
+    unsigned workers = cfg_of(t)->workers;
+    if (!create && tree_marker_workers(s->roots[t->rank >= 0 ? (unsigned)t->rank : 0],
+                                       &workers, err, n) != 0)
+        goto fail;
+    tree_set_workers(&s->t, workers);
     if (subtrees(s, t, create, be, err, n) != 0)
         goto fail;
     s->fd_budget = fd_budget();
@@ -356,7 +364,7 @@ static int64_t do_flush(struct files_priv *p, struct io *io)
             p->dirty[keep++] = f;
             continue;
         }
-        if (fsync(fd) != 0) {
+        if (syscall(SYS_fsync, fd) != 0) { /* not glibc's: see do_rw */
             res = -errno;
             char path[800];
             file_path(p->st, f / (uint32_t)p->st->t.nfiles, f % p->st->t.nfiles, false, path,
@@ -402,12 +410,12 @@ static int64_t do_rw(struct files_priv *p, struct io *io)
     const struct shared_tree *s = p->st;
     const struct tree *t = &s->t;
     /* Block b lives in rank b % ranks's subtree, as its block b / ranks. */
-    uint64_t local = io->block / s->ranks;
-    const struct tree_file *f = tree_file_of(t, local);
+    uint64_t local = io->block / s->ranks, index;
+    const struct tree_file *f = tree_file_of(t, local, &index);
     if (!f)
         return -EINVAL;
     size_t fi = (size_t)(io->block % s->ranks) * t->nfiles + (size_t)(f - t->files);
-    uint64_t off = (local - f->first_block) * t->block_size;
+    uint64_t off = index * t->block_size;
     bool temp = io->cross;
     int fd = io->cross ? cross_fd(p, fi, io->err, sizeof io->err)
                        : file_fd(p, fi, &temp, io->err, sizeof io->err);
@@ -420,8 +428,12 @@ static int64_t do_rw(struct files_priv *p, struct io *io)
         uint64_t from = off & ~(uint64_t)4095, to = (off + io->len + 4095) & ~(uint64_t)4095;
         posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_DONTNEED);
     }
-    ssize_t r = io->op == IO_READ ? pread(fd, io->buf, io->len, (off_t)off)
-                                  : pwrite(fd, io->buf, io->len, (off_t)off);
+    /* The system calls themselves: glibc's pread and pwrite are cancellation
+     * points, and mark the thread cancellable around each call, which costs
+     * as much as a small I/O's checksum; no thread of faultline is ever
+     * cancelled. */
+    ssize_t r = syscall(io->op == IO_READ ? SYS_pread64 : SYS_pwrite64, fd, io->buf,
+                        (size_t)io->len, (off_t)off);
     int64_t res = r < 0 ? -errno : r;
     if (io->op == IO_WRITE && res >= 0) {
         int rc = mark_dirty(p, (uint32_t)fi);
@@ -563,6 +575,7 @@ static int files_check(struct backend_setup *s, char *err, size_t errlen)
     }
     if (c->procs)
         w->depth = (unsigned)c->procs;
+    c->workers = w->depth; /* one per stream: the tree's layout (tree.h) */
     if (!t->size)
         t->size = 64ull << 20;
     t->engine = ENGINE_SYNC;
@@ -606,10 +619,18 @@ static void files_where(const struct target_cfg *t, uint64_t block, uint64_t off
     unsigned nr = ranks_of(t);
     if (!where_ready && tree_layout(&where_tree, (enum tree_class)cfg_of(t)->tree_class,
                                     rank_budget(t), cfg_of(t)->block_size, root, err,
-                                    sizeof err) == 0)
+                                    sizeof err) == 0) {
+        /* laid out as the tree on disk says; as this run's when it cannot be read */
+        char sub[PATH_MAX + 200];
+        unsigned workers = cfg_of(t)->workers;
+        rank_root(t, (unsigned)(block % nr), sub, sizeof sub);
+        if (tree_marker_workers(sub, &workers, err, sizeof err) != 0)
+            workers = cfg_of(t)->workers;
+        tree_set_workers(&where_tree, workers);
         where_ready = true;
-    uint64_t local = block / nr;
-    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, local) : NULL;
+    }
+    uint64_t local = block / nr, index = 0;
+    const struct tree_file *tf = where_ready ? tree_file_of(&where_tree, local, &index) : NULL;
     if (!tf) {
         snprintf(path, n, "%s", root);
         return;
@@ -621,7 +642,7 @@ static void files_where(const struct target_cfg *t, uint64_t block, uint64_t off
     else
         snprintf(path, n, "%s/%s", root, rel);
     /* the offset in the file: the block's place in it, and where in the block */
-    *off = (local - tf->first_block) * where_tree.block_size + offset % where_tree.block_size;
+    *off = index * where_tree.block_size + offset % where_tree.block_size;
 }
 
 static unsigned files_streams(const struct target_cfg *t, char *root, size_t n)

@@ -16,6 +16,7 @@ struct files_cfg {
     uint64_t metadata;   /* metadata streams */
     uint32_t block_size; /* the workload's: files are whole blocks */
     char tree_name[128]; /* the tree is PATH/faultline-NAME (the scenario name) */
+    unsigned workers;    /* the run's streams, each a worker: a new tree's layout (tree.h) */
 };
 _Static_assert(sizeof(struct files_cfg) <= FL_KIND_OPTS, "files options");
 

@@ -225,7 +225,19 @@ int tree_layout(struct tree *t, enum tree_class cls, uint64_t budget, uint32_t b
         tree_free(t);
         return -1;
     }
+    tree_set_workers(t, 1);
+    t->uniform = t->nfiles ? t->files[0].blocks : 0;
+    for (size_t i = 1; i < t->nfiles && t->uniform; i++)
+        if (t->files[i].blocks != t->uniform)
+            t->uniform = 0;
     return 0;
+}
+
+void tree_set_workers(struct tree *t, unsigned workers)
+{
+    t->workers = workers ? workers : 1;
+    t->per_worker = t->blocks / t->workers;
+    t->more = t->blocks % t->workers;
 }
 
 void tree_free(struct tree *t)
@@ -237,19 +249,64 @@ void tree_free(struct tree *t)
     memset(t, 0, sizeof *t);
 }
 
-const struct tree_file *tree_file_of(const struct tree *t, uint64_t b)
+/* Where block b sits in the files' order: worker w's blocks (b % workers
+ * == w) one after another, after those of the workers before it.  Worker w
+ * has q + 1 blocks when w < r, else q (q, r: blocks / workers, and the
+ * rest), so the places are a permutation of 0..blocks-1. */
+static uint64_t place_of(const struct tree *t, uint64_t b)
+{
+    uint64_t n = t->workers, w = b % n, q = t->per_worker, r = t->more;
+    return w * q + (w < r ? w : r) + b / n;
+}
+
+const struct tree_file *tree_file_of(const struct tree *t, uint64_t b, uint64_t *index)
 {
     if (b >= t->blocks || !t->nfiles)
         return NULL;
-    size_t lo = 0, hi = t->nfiles - 1;
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        if (t->files[mid].first_block <= b)
-            lo = mid;
-        else
-            hi = mid - 1;
+    uint64_t p = t->workers > 1 ? place_of(t, b) : b;
+    size_t lo;
+    if (t->uniform) {
+        lo = (size_t)(p / t->uniform); /* every file alike: no search */
+    } else {
+        lo = 0;
+        size_t hi = t->nfiles - 1;
+        while (lo < hi) {
+            size_t mid = (lo + hi + 1) / 2;
+            if (t->files[mid].first_block <= p)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
     }
+    if (index)
+        *index = p - t->files[lo].first_block;
     return &t->files[lo];
+}
+
+int tree_marker_workers(const char *root, unsigned *workers, char *err, size_t errlen)
+{
+    char path[4200], buf[64] = "";
+    snprintf(path, sizeof path, "%s/%s", root, TREE_MARKER);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s; is the filesystem mounted?", path, strerror(errno));
+        return -1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+        return -1;
+    }
+    buf[n] = 0;
+    unsigned w = 1;
+    if (n > 0 && (sscanf(buf, "workers %u", &w) != 1 || w < 1)) {
+        snprintf(err, errlen, "%s: '%.40s' is not a layout this build knows", path, buf);
+        return -1;
+    }
+    *workers = w; /* empty: a tree from before the layout by worker */
+    return 0;
 }
 
 void tree_relpath(const struct tree *t, const struct tree_file *f, char *out, size_t n)
@@ -329,6 +386,14 @@ int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* how the blocks were laid out, for a verify of this tree */
+    char line[32];
+    int len = snprintf(line, sizeof line, "workers %u\n", t->workers);
+    if (write(fd, line, (size_t)len) != len) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        close(fd);
         return -1;
     }
     close(fd);

@@ -13,11 +13,16 @@
  *           up to 24 files each, sizes from one block to 1 MiB, most small
  *   mixed   a third of the budget each for large, medium and small
  *
- * Every file is a whole number of blocks.  The blocks of the run are
- * numbered across the files in order (file 0's blocks first), so the block
- * number in a sector's stamp names the file and the place in it: data found
- * in the wrong file is `misdirected`.  The layout depends only on class,
- * budget and block size, so `faultline verify` rebuilds the same one.
+ * Every file is a whole number of blocks.  The blocks of the run are placed
+ * across the files in order (file 0's first), worker by worker: the engine
+ * gives block b to worker b % workers, and that worker's blocks take the
+ * next run of places, so each file is read and written by one worker (two
+ * where their runs meet), as each job of fio has files of its own; threads
+ * sharing a file would pass its pages' cache lines between the CPUs on
+ * every I/O.  The block number in a sector's stamp names the file and the
+ * place in it: data found in the wrong file is `misdirected`.  The layout
+ * depends only on class, budget, block size and workers (written into the
+ * tree's marker file), so `faultline verify` rebuilds the same one.
  */
 #ifndef FL_TREE_H
 #define FL_TREE_H
@@ -46,6 +51,10 @@ struct tree {
     struct tree_file *files;
     size_t nfiles, files_cap;
     uint64_t blocks;      /* all files together */
+    unsigned workers;     /* whose blocks are placed one worker after another (1: in order) */
+    uint64_t per_worker, more; /* blocks / workers, and blocks % workers: the first `more`
+                                  workers have one block more */
+    uint64_t uniform;     /* blocks of every file when all are alike, else 0 */
 };
 
 /* The marker file every tree root carries: only a directory with it is ever
@@ -61,8 +70,18 @@ int tree_layout(struct tree *t, enum tree_class cls, uint64_t budget, uint32_t b
                 const char *root, char *err, size_t errlen);
 void tree_free(struct tree *t);
 
-/* The file holding block b (binary search), or NULL past the end. */
-const struct tree_file *tree_file_of(const struct tree *t, uint64_t b);
+/* Lays the blocks out for `workers` workers (after tree_layout, which
+ * gives 1: in order). */
+void tree_set_workers(struct tree *t, unsigned workers);
+
+/* The file holding block b, and into *index (may be NULL) the block's place
+ * in it, counted in blocks from the file's start; NULL past the end. */
+const struct tree_file *tree_file_of(const struct tree *t, uint64_t b, uint64_t *index);
+
+/* The workers a tree at root was laid out for, from its marker file: 1 for
+ * an empty marker (a tree of a build before the layout by worker).  0, or
+ * -1 with err (no marker: not mounted?; a marker this build cannot read). */
+int tree_marker_workers(const char *root, unsigned *workers, char *err, size_t errlen);
 
 /* Path of a file relative to the root (dir/f-NNNNN), and the full one. */
 void tree_relpath(const struct tree *t, const struct tree_file *f, char *out, size_t n);
@@ -72,7 +91,8 @@ void tree_path(const struct tree *t, const struct tree_file *f, char *out, size_
 typedef void (*tree_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 /* Creates the tree on disk: empties an earlier tree at root (only if it
- * carries the marker file; any other non-empty directory is refused), then
+ * carries the marker file; any other non-empty directory is refused), the
+ * marker with the tree's workers in it, then
  * every directory, then every file at its size (sparse), telling progress
  * (may be NULL) every 100 files: thousands of files on a parallel
  * filesystem take a minute.  0, or -1 with err naming the path and errno. */

@@ -1,6 +1,7 @@
 /*
  * File trees (kind = files): the shapes of the classes, the block numbering
- * across files, and the namespace check against a real directory.
+ * across files (in order, and worker by worker), the marker that records
+ * the layout, and the namespace check against a real directory.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +35,78 @@ static unsigned depth_of(const char *dir)
     return n;
 }
 
+/* Laid out for several workers, every block still has a place of its own
+ * (a permutation), and a worker's blocks (b % workers) fill files of their
+ * own: a file is shared by two workers only where their runs meet. */
+static void blocks_of_a_worker_fill_files_of_their_own(void **state)
+{
+    (void)state;
+    for (int c = TREE_LARGE; c <= TREE_MIXED; c++)
+        for (unsigned workers = 1; workers <= 7; workers += 3) {
+            struct tree t = lay((enum tree_class)c, 5 * MiB + 4096 * 3, 1024);
+            tree_set_workers(&t, workers);
+            uint8_t *seen = calloc(t.blocks, 1);
+            unsigned *owner = calloc(t.nfiles, sizeof *owner), shared = 0;
+            assert_non_null(seen);
+            assert_non_null(owner);
+            for (uint64_t b = 0; b < t.blocks; b++) {
+                uint64_t index;
+                const struct tree_file *f = tree_file_of(&t, b, &index);
+                assert_non_null(f);
+                assert_true(index < f->blocks);
+                uint64_t place = f->first_block + index;
+                assert_int_equal(seen[place], 0);
+                seen[place] = 1;
+                size_t i = (size_t)(f - t.files);
+                unsigned w = (unsigned)(b % workers) + 1;
+                if (owner[i] && owner[i] != w && owner[i] != UINT32_MAX) {
+                    owner[i] = UINT32_MAX;
+                    shared++;
+                } else if (!owner[i]) {
+                    owner[i] = w;
+                }
+            }
+            assert_true(shared <= workers - 1);
+            assert_null(tree_file_of(&t, t.blocks, NULL));
+            free(seen);
+            free(owner);
+            tree_free(&t);
+        }
+}
+
+/* The marker file says how a tree was laid out; an empty one (a tree of an
+ * earlier build) is in order. */
+static void the_marker_tells_the_layout(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/fl-tree-mark-XXXXXX", err[256];
+    assert_non_null(mkdtemp(root));
+    struct tree t;
+    assert_int_equal(tree_layout(&t, TREE_SMALL, 64 * 1024, 1024, root, err, sizeof err), 0);
+    tree_set_workers(&t, 4);
+    assert_int_equal(tree_create(&t, NULL, NULL, err, sizeof err), 0);
+    unsigned w = 0;
+    assert_int_equal(tree_marker_workers(root, &w, err, sizeof err), 0);
+    assert_int_equal(w, 4);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", root, TREE_MARKER);
+    assert_int_equal(truncate(path, 0), 0);
+    assert_int_equal(tree_marker_workers(root, &w, err, sizeof err), 0);
+    assert_int_equal(w, 1);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("layout spiral\n", f);
+    fclose(f);
+    assert_int_equal(tree_marker_workers(root, &w, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a layout"));
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tree_marker_workers(root, &w, err, sizeof err), -1);
+    assert_non_null(strstr(err, "mounted"));
+    tree_free(&t);
+}
+
 /* Every class: whole blocks, numbered without gaps in file order, within
  * the budget, parents listed before their children. */
 static void every_class_numbers_blocks_without_gaps(void **state)
@@ -47,11 +120,14 @@ static void every_class_numbers_blocks_without_gaps(void **state)
             assert_true(t.files[i].blocks >= 1);
             assert_true(t.files[i].dir < t.ndirs);
             next += t.files[i].blocks;
-            assert_ptr_equal(tree_file_of(&t, t.files[i].first_block), &t.files[i]);
-            assert_ptr_equal(tree_file_of(&t, next - 1), &t.files[i]);
+            uint64_t index;
+            assert_ptr_equal(tree_file_of(&t, t.files[i].first_block, &index), &t.files[i]);
+            assert_int_equal(index, 0);
+            assert_ptr_equal(tree_file_of(&t, next - 1, &index), &t.files[i]);
+            assert_int_equal(index, t.files[i].blocks - 1);
         }
         assert_int_equal(t.blocks, next);
-        assert_null(tree_file_of(&t, next));
+        assert_null(tree_file_of(&t, next, NULL));
         assert_true(t.blocks * 4096 <= 48 * MiB);
         assert_true(t.blocks * 4096 >= 40 * MiB); /* the budget is used */
         for (size_t d = 1; d < t.ndirs; d++) {
@@ -217,6 +293,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_class_numbers_blocks_without_gaps),
+        cmocka_unit_test(blocks_of_a_worker_fill_files_of_their_own),
+        cmocka_unit_test(the_marker_tells_the_layout),
         cmocka_unit_test(classes_have_their_shapes),
         cmocka_unit_test(layout_is_deterministic),
         cmocka_unit_test(check_names_damage_on_disk),
