@@ -3,9 +3,12 @@
 #
 # Workload: 4 KiB random reads and writes, 50/50, depth 8, a flush every 64
 # writes, one thread, io_uring, for SECONDS per run.  The tools take turns
-# (ROUNDS times), so both see the same machine noise; the medians are
-# compared.  The measure is verified-workload I/Os per wall-clock second of
-# the whole command: each tool's own final verification pass is inside it.
+# (ROUNDS times, bench/lib.sh), so all see the same machine noise; the
+# medians are compared.  The measure is verified-workload I/Os per
+# wall-clock second of the whole command: each tool's own final
+# verification pass is inside it (faultline's setup, sweep and report too).
+# The file is laid out once before the first round (fio --create_only=1),
+# so that no tool's timed part allocates it.
 #
 #   faultline         every read verified (online), then a sweep over every
 #                     written block; journal on (run directory on the same tmpfs)
@@ -21,27 +24,31 @@
 #
 # faultline picks its sync engine here (buffered file): 8 workers, one I/O in
 # flight each.  The fio variants are the io_uring default at iodepth 8 and
-# the same thread-per-I/O shape; the ratio that counts is against the faster.
-# Exit status 1 when faultline is slower than the best fio variant.
+# the same thread-per-I/O shape.  Measures (bench/lib.sh judges them):
+#   random 4 KiB on a tmpfs file  faultline / the best fio variant of each
+#                                 round (goal >= 1.0x, aim 1.2x)
+#   journal cost                  faultline / faultline-nojrnl (goal >= 0.9x:
+#                                 the journal costs less than 10%)
 #
-# Environment: ROUNDS (3), SECONDS (5), SIZE (256MiB), FAULTLINE (./faultline)
+# Environment: ROUNDS (5), SECONDS (5), SIZE (256MiB), FAULTLINE (./faultline),
+# BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
+# shellcheck disable=SC2317 # the rounds' functions are called through bench_rounds
 set -eu
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-3}
+# shellcheck disable=SC3028 # SECONDS: this bench's knob (sh does not count it)
 SECS=${SECONDS_PER_RUN:-${SECONDS:-5}}
 SIZE=${SIZE:-256MiB}
 FAULTLINE=${FAULTLINE:-./faultline}
-FIO_SIZE=$(echo "$SIZE" | sed 's/iB$//')
-BYTES=$(echo "$SIZE" | awk '{n=$1+0; u=$1; sub(/^[0-9]+/,"",u); m=(u=="GiB")?1073741824:(u=="MiB")?1048576:(u=="KiB")?1024:1; print n*m}')
+BYTES=$(bench_bytes "$SIZE")
 EIGHTH=$((BYTES / 8))
 
-for tool in fio jq; do
-    command -v $tool >/dev/null || { echo "bench: $tool is missing; run make deps" >&2; exit 2; }
-done
-[ -d /dev/shm ] || { echo "bench: no /dev/shm tmpfs" >&2; exit 2; }
+bench_need fio jq
+[ -d /dev/shm ] || bench_fail "no /dev/shm tmpfs"
 
-WORK=$(mktemp -d /dev/shm/fl-bench-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT INT TERM
+bench_workdir /dev/shm vs-fio
+WORK=$BENCH_WORKDIR
 FILE=$WORK/target.img
 
 scenario() { # $1: journal yes|no
@@ -66,65 +73,60 @@ EOF
 scenario yes
 scenario no
 
-now() { date +%s.%N; }
-
 # Prints verified I/Os per wall second.
 run_faultline() { # $1: journal yes|no
     rm -rf "$WORK/run"
-    t0=$(now)
+    t0=$(bench_now)
     "$FAULTLINE" run "$WORK/bench-$1.scn" --out "$WORK/run" --quiet >/dev/null
-    t1=$(now)
+    t1=$(bench_now)
     ios=$(jq '.io.reads + .io.writes + .sweep.reads' "$WORK/run/report.json")
     verdict=$(jq -r .verdict "$WORK/run/report.json")
-    [ "$verdict" = pass ] || { echo "bench: faultline verdict $verdict" >&2; exit 2; }
-    echo "$ios $t0 $t1" | awk '{printf "%.0f\n", $1 / ($3 - $2)}'
+    [ "$verdict" = pass ] || bench_fail "faultline verdict $verdict"
+    bench_rate "$ios" "$t0" "$t1"
 }
 
 run_fio() { # $@: fio job options
-    t0=$(now)
+    t0=$(bench_now)
     # fio warns on stdout ("multiple writers may overwrite...") before the JSON
     # even when offset_increment keeps the jobs apart: keep only the JSON.
     fio --name=bench --filename="$FILE" --bs=4k --time_based --runtime="$SECS" \
         --verify_state_save=0 \
         --output-format=json "$@" > "$WORK/fio.out" 2>"$WORK/fio.err" \
-        || { cat "$WORK/fio.err" >&2; exit 2; }
+        || { cat "$WORK/fio.err" >&2; bench_fail "fio failed"; }
+    t1=$(bench_now)
     sed -n '/^{/,$p' "$WORK/fio.out" > "$WORK/fio.json"
-    t1=$(now)
     err=$(jq '.jobs[0].error' "$WORK/fio.json")
-    [ "$err" = 0 ] || { echo "bench: fio reported error $err" >&2; exit 2; }
+    [ "$err" = 0 ] || bench_fail "fio reported error $err"
     ios=$(jq '.jobs[0].read.total_ios + .jobs[0].write.total_ios' "$WORK/fio.json")
-    echo "$ios $t0 $t1" | awk '{printf "%.0f\n", $1 / ($3 - $2)}'
+    bench_rate "$ios" "$t0" "$t1"
 }
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "bench: $ROUNDS rounds of ${SECS}s each, 4 KiB random 50/50, depth 8, flush every 64 writes, $SIZE file on tmpfs"
 echo "bench: $("$FAULTLINE" --version), $(fio --version)"
-URING="--size=$FIO_SIZE --ioengine=io_uring --iodepth=8"
+URING="--size=$BYTES --ioengine=io_uring --iodepth=8"
 PSYNC8="--size=$EIGHTH --offset_increment=$EIGHTH --numjobs=8 --thread --group_reporting --ioengine=psync"
-for f in faultline faultline-nojrnl fio-randrw fio-backlog fio-psync8; do : > "$WORK/$f"; done
-i=1
-while [ "$i" -le "$ROUNDS" ]; do
+# Prepare: the file, allocated once for every tool.
+fio --name=layout --filename="$FILE" --size="$BYTES" --create_only=1 > /dev/null 2>"$WORK/fio.err" \
+    || { cat "$WORK/fio.err" >&2; bench_fail "fio could not lay out $FILE"; }
+
+# shellcheck disable=SC2086 # URING and PSYNC8: one option a word
+round() {
     a=$(run_faultline yes)
     b=$(run_fio $URING --rw=randrw --rwmixread=50 --verify=crc32c --fsync=64)
     c=$(run_faultline no)
     d=$(run_fio $URING --rw=randwrite --verify=crc32c --verify_backlog=8 --fsync=64)
     e=$(run_fio $PSYNC8 --rw=randrw --rwmixread=50 --verify=crc32c --fsync=64)
-    echo "round $i: faultline $a, fio-randrw $b, faultline-nojrnl $c, fio-backlog $d, fio-psync8 $e (I/Os per second)"
-    echo "$a" >> "$WORK/faultline"; echo "$b" >> "$WORK/fio-randrw"
-    echo "$c" >> "$WORK/faultline-nojrnl"; echo "$d" >> "$WORK/fio-backlog"
-    echo "$e" >> "$WORK/fio-psync8"
-    i=$((i + 1))
+    bench_record faultline "$a"; bench_record fio-randrw "$b"
+    bench_record faultline-nojrnl "$c"; bench_record fio-backlog "$d"
+    bench_record fio-psync8 "$e"
+    printf 'round %s/%s: faultline %.0f, fio-randrw %.0f, faultline-nojrnl %.0f, fio-backlog %.0f, fio-psync8 %.0f (I/Os per second)\n' \
+        "$1" "$ROUNDS" "$a" "$b" "$c" "$d" "$e"
+}
+bench_rounds round
+bench_best fio-best fio-randrw fio-backlog fio-psync8
+for t in faultline faultline-nojrnl fio-randrw fio-backlog fio-psync8 fio-best; do
+    bench_tool "$t" "$t" "I/Os per second"
 done
-fl=$(median < "$WORK/faultline"); fj=$(median < "$WORK/faultline-nojrnl")
-fa=$(median < "$WORK/fio-randrw"); fb=$(median < "$WORK/fio-backlog"); fp=$(median < "$WORK/fio-psync8")
-echo "median: faultline $fl, faultline-nojrnl $fj, fio-randrw $fa, fio-backlog $fb, fio-psync8 $fp"
-awk -v fl="$fl" -v fj="$fj" -v fa="$fa" -v fb="$fb" -v fp="$fp" 'BEGIN {
-    best = fa; if (fb > best) best = fb; if (fp > best) best = fp
-    printf "ratio faultline / fio-randrw  = %.2fx\n", fl / fa
-    printf "ratio faultline / fio-backlog = %.2fx\n", fl / fb
-    printf "ratio faultline / fio-psync8  = %.2fx\n", fl / fp
-    printf "ratio faultline / best fio    = %.2fx (goal >= 1.0x, aim 1.2x)\n", fl / best
-    printf "journal cost: %.1f%% of throughput (goal < 10%%)\n", 100 * (1 - fl / fj)
-    exit (fl < best) ? 1 : 0
-}'
+bench_measure "random 4 KiB on a tmpfs file" IOPS faultline fio-best 1.0
+bench_measure "journal cost" IOPS faultline faultline-nojrnl 0.9
+bench_exit
