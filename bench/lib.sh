@@ -176,7 +176,7 @@ bench_fmt() {
 # bench_tool TOOL LABEL UNIT: prints TOOL's median, min, max and spread.
 bench_tool() {
     set -- "$1" "$2" "$3" $(bench_stats "$BENCH_DIR/tool.$1")
-    printf '  %-34s median %s, min %s, max %s %s, spread %s%%\n' "$2" "$(bench_fmt "$4")" \
+    printf '  %s: median %s, min %s, max %s %s, spread %s%%\n' "$2" "$(bench_fmt "$4")" \
         "$(bench_fmt "$5")" "$(bench_fmt "$6")" "$3" "$7"
 }
 
