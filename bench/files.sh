@@ -16,29 +16,33 @@
 #              reads the written blocks back; reads during the run are not
 #              verified
 #
-# The tools take turns (ROUNDS times); the medians of verified I/Os per
-# wall-clock second (each tool's own verification inside) are compared.
+# Before the first round, one faultline run (not timed) makes its tree and
+# fio lays out its files (--create_only=1).  The tools take turns (ROUNDS
+# times, bench/lib.sh); the medians of verified I/Os per wall-clock second
+# of the whole command (each tool's own verification inside) are compared.
+# Measure: "small files (N x 3 KiB, FS)", faultline / fio, goal >= 1.2x.
 # DIR: where the tree goes (default: a tmpfs under /dev/shm; give a mounted
-# parallel filesystem to measure that instead).  Exit status 1 when
-# faultline is slower than fio.
+# parallel filesystem to measure that instead).
 #
-# Environment: ROUNDS (3), SECONDS (5), SIZE (16MiB), PROCS (4), DIR,
-# FAULTLINE (./faultline)
+# Environment: ROUNDS (5), SECONDS (5), SIZE (16MiB), PROCS (4), DIR,
+# FAULTLINE (./faultline), BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
+# shellcheck disable=SC2317 # the rounds' functions are called through bench_rounds
 set -eu
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-3}
+# shellcheck disable=SC3028 # SECONDS: this bench's knob (sh does not count it)
 SECS=${SECONDS_PER_RUN:-${SECONDS:-5}}
 SIZE=${SIZE:-16MiB}
 PROCS=${PROCS:-4}
 FAULTLINE=${FAULTLINE:-./faultline}
 
-for tool in fio jq; do
-    command -v $tool >/dev/null || { echo "bench: $tool is missing; run make deps" >&2; exit 2; }
-done
-WORK=$(mktemp -d /dev/shm/fl-bench-files-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT INT TERM
+bench_need fio jq
+bench_workdir /dev/shm files
+WORK=$BENCH_WORKDIR
 DIR=${DIR:-$WORK/fs}
 mkdir -p "$DIR"
+FSTYPE=$(stat -f -c %T "$DIR")
 cat > "$WORK/files.scn" <<EOS
 [scenario]
 name = bench-files
@@ -56,55 +60,50 @@ flush = 64
 metadata = 0
 EOS
 TREE=$DIR/faultline-bench-files
-now() { date +%s.%N; }
 
 run_faultline() {
     rm -rf "$WORK/run"
-    t0=$(now)
+    t0=$(bench_now)
     "$FAULTLINE" run "$WORK/files.scn" --out "$WORK/run" --quiet >/dev/null
-    t1=$(now)
+    t1=$(bench_now)
     verdict=$(jq -r .verdict "$WORK/run/report.json")
-    [ "$verdict" = pass ] || { echo "bench: faultline verdict $verdict" >&2; exit 2; }
+    [ "$verdict" = pass ] || bench_fail "faultline verdict $verdict"
     ios=$(jq '.io.reads + .io.writes + .sweep.reads' "$WORK/run/report.json")
-    echo "$ios $t0 $t1" | awk '{printf "%.0f\n", $1 / ($3 - $2)}'
+    bench_rate "$ios" "$t0" "$t1"
 }
 
 # fio's own small files, as many as faultline's tree holds, in a directory
 # next to it on the same filesystem (fio lays files out flat).
-fio_files() {
-    NFILES=$(find "$TREE" -type f -name 'f-*' | wc -l)
-    PER=$((NFILES / PROCS))
-    mkdir -p "$DIR/fio-files"
-}
-
-run_fio() {
-    t0=$(now)
+run_fio() { # [--create_only=1]
+    t0=$(bench_now)
     fio --name=small --directory="$DIR/fio-files" --nrfiles="$PER" --filesize=3k \
         --numjobs="$PROCS" --bs=1k --rw=randrw --rwmixread=50 --ioengine=psync --fsync=64 \
         --time_based --runtime="$SECS" --file_service_type=random --openfiles=256 \
-        --verify=crc32c --verify_state_save=0 --output-format=json \
-        > "$WORK/fio.out" 2> "$WORK/fio.err" || { tail -5 "$WORK/fio.err" >&2; exit 2; }
-    t1=$(now)
+        --verify=crc32c --verify_state_save=0 --output-format=json "$@" \
+        > "$WORK/fio.out" 2> "$WORK/fio.err" || { tail -5 "$WORK/fio.err" >&2; bench_fail "fio failed"; }
+    t1=$(bench_now)
     sed -n '/^{/,$p' "$WORK/fio.out" > "$WORK/fio.json"
     ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$WORK/fio.json")
-    echo "$ios $t0 $t1" | awk '{printf "%.0f\n", $1 / ($3 - $2)}'
+    bench_rate "$ios" "$t0" "$t1"
 }
 
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# Prepare: faultline's tree (one run, not timed) and fio's files.
+run_faultline > /dev/null
+NFILES=$(find "$TREE" -type f -name 'f-*' | wc -l)
+PER=$((NFILES / PROCS))
+mkdir -p "$DIR/fio-files"
+run_fio --create_only=1 > /dev/null
+echo "bench: $NFILES files of 3 KiB in $(find "$TREE" -type d | wc -l) directories under $DIR ($FSTYPE), $PROCS streams, ${SECS} s per run, $ROUNDS rounds"
 
-run_faultline > /dev/null # makes the tree fio uses
-fio_files
-echo "bench: $NFILES files of 3 KiB in $(find "$TREE" -type d | wc -l) directories under $DIR, $PROCS streams, ${SECS} s per run, $ROUNDS rounds"
-: > "$WORK/fl" && : > "$WORK/fio"
-r=0
-while [ $r -lt "$ROUNDS" ]; do
-    run_faultline >> "$WORK/fl"
-    run_fio >> "$WORK/fio"
-    r=$((r + 1))
-done
-FL=$(median < "$WORK/fl")
-FIO=$(median < "$WORK/fio")
-echo "faultline files (verified, sweep and namespace check included): $FL I/Os per second"
-echo "fio psync randrw on as many 3 KiB files (crc32c verify pass included): $FIO I/Os per second"
-echo "$FL $FIO" | awk '{printf "ratio faultline / fio: %.2f\n", $1 / $2}'
-[ "$FL" -ge "$FIO" ]
+round() {
+    a=$(run_faultline)
+    b=$(run_fio)
+    bench_record faultline "$a"
+    bench_record fio "$b"
+    printf 'round %s/%s: faultline %.0f, fio %.0f (verified I/Os per second)\n' "$1" "$ROUNDS" "$a" "$b"
+}
+bench_rounds round
+bench_tool faultline "faultline files (verified, sweep and namespace check)" "I/Os per second"
+bench_tool fio "fio psync randrw (crc32c verify pass)" "I/Os per second"
+bench_measure "small files ($NFILES x 3 KiB, $FSTYPE)" IOPS faultline fio 1.2
+bench_exit
