@@ -231,11 +231,13 @@ bench_row() {
     esac
     bench_r=$5
     [ "$bench_r" = - ] || bench_r=$(printf '%.2fx' "$bench_r")
+    bench_g=$bench_goal
+    [ "$bench_g" != - ] || bench_g="none"
     if [ "$4" = - ]; then
         printf '%s: faultline %s %s; spread %s%%: %s\n' "$1" "$(bench_fmt "$3")" "$2" "$7" "$8"
     else
         printf '%s: faultline %s %s, peer %s %s; ratio %s (goal %s), spread %s%%: %s\n' "$1" \
-            "$(bench_fmt "$3")" "$2" "$(bench_fmt "$4")" "$2" "$bench_r" "$bench_goal" "$7" "$8"
+            "$(bench_fmt "$3")" "$2" "$(bench_fmt "$4")" "$2" "$bench_r" "$bench_g" "$7" "$8"
     fi
     [ -z "${BENCH_ROWS:-}" ] ||
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(bench_fmt "$3")" \
