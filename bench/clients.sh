@@ -19,24 +19,31 @@
 # The machine has 2 cores: with one client keeping two I/Os in flight the
 # scaling tells how much of the machine one client leaves idle.  Besides
 # throughput, the seconds from the end of the workload to the report (the
-# sweep, the gather, the cross-read judgement) are shown.
+# sweep, the gather, the cross-read judgement) are shown.  The file is
+# allocated once before the first round (fallocate).
 #
-# Environment: ROUNDS (3), SECONDS (8), SIZE (256MiB), FAULTLINE (./faultline)
+# Measures (bench/lib.sh; report only, no goal): "2 clients / 1 client"
+# (2 ranks against 1 rank) and "cross reads 10%" (2 ranks+x against 2 ranks).
+#
+# Environment: ROUNDS (5), SECONDS (8), SIZE (256MiB), FAULTLINE (./faultline),
+# BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
+# shellcheck disable=SC2317 # the rounds' functions are called through bench_rounds
 set -eu
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-3}
+# shellcheck disable=SC3028 # SECONDS: this bench's knob (sh does not count it)
 SECS=${SECONDS_PER_RUN:-${SECONDS:-8}}
 SIZE=${SIZE:-256MiB}
 FAULTLINE=$(cd "$(dirname "${FAULTLINE:-./faultline}")" && pwd)/$(basename "${FAULTLINE:-./faultline}")
 MPIRUN="mpirun --allow-run-as-root --enable-recovery --bind-to none --mca btl tcp,self"
 
-for tool in mpirun jq; do
-    command -v $tool > /dev/null || { echo "bench: $tool is missing; run make deps" >&2; exit 2; }
-done
-[ -d /dev/shm ] || { echo "bench: no /dev/shm tmpfs" >&2; exit 2; }
+bench_need mpirun jq fallocate
+[ -d /dev/shm ] || bench_fail "no /dev/shm tmpfs"
 
-WORK=$(mktemp -d /dev/shm/fl-bench-clients-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT INT TERM
+bench_workdir /dev/shm clients
+WORK=$BENCH_WORKDIR
+fallocate -l "$(bench_bytes "$SIZE")" "$WORK/target.img"
 
 scenario() { # NAME CROSS_PERCENT
     cat > "$WORK/$1.scn" << EOF
@@ -72,27 +79,29 @@ run() {
     fi
     t_end=$(date +%s.%N)
     verdict=$(jq -r .verdict "$WORK/run/report.json" 2> /dev/null || echo none)
-    [ "$verdict" = pass ] || { cat "$WORK/log" >&2; echo "bench: $1: $verdict" >&2; exit 2; }
+    [ "$verdict" = pass ] || { cat "$WORK/log" >&2; bench_fail "$1: $verdict"; }
     jq -r --arg t_end "$t_end" '[(.io.reads + .io.writes) / .io.seconds,
         ($t_end | tonumber) - .t0_wall - .workload_end] | @tsv' "$WORK/run/report.json"
 }
 
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-
-for r in $(seq "$ROUNDS"); do
+# shellcheck disable=SC2086 # v: a name and a count of ranks
+round() {
     for v in "one 1" "two 2" "cross 2"; do
-        set -- $v
-        out=$(run "$1" "$2")
-        echo "$out" | cut -f1 >> "$WORK/$1.iops"
-        echo "$out" | cut -f2 >> "$WORK/$1.tail"
-        printf 'round %s  %-6s %s ranks: %8.0f IOPS, report %.2f s after the workload\n' \
-            "$r" "$1" "$2" "$(echo "$out" | cut -f1)" "$(echo "$out" | cut -f2)"
+        set -- "$1" $v # the round, the name, the ranks
+        out=$(run "$2" "$3")
+        bench_record "$2" "$(echo "$out" | cut -f1)"
+        bench_record "$2-tail" "$(echo "$out" | cut -f2)"
+        printf 'round %s/%s  %-6s %s ranks: %8.0f IOPS, report %.2f s after the workload\n' \
+            "$1" "$ROUNDS" "$2" "$3" "$(echo "$out" | cut -f1)" "$(echo "$out" | cut -f2)"
     done
-done
-one=$(median < "$WORK/one.iops")
-two=$(median < "$WORK/two.iops")
-cross=$(median < "$WORK/cross.iops")
-echo "median verified IOPS: 1 rank $one, 2 ranks $two, 2 ranks with cross_reads 10% $cross"
-awk -v a="$one" -v b="$two" -v c="$cross" 'BEGIN {
-    printf "scaling 2 ranks / 1 rank: %.2fx; cost of cross_reads = 10%%: %.1f%%\n", b / a,
-           100 * (1 - c / b) }'
+}
+bench_rounds round
+bench_tool one "1 rank" "verified IOPS"
+bench_tool two "2 ranks" "verified IOPS"
+bench_tool cross "2 ranks with cross_reads 10%" "verified IOPS"
+bench_tool one-tail "1 rank, report after the workload" s
+bench_tool two-tail "2 ranks, report after the workload" s
+bench_tool cross-tail "2 ranks with cross_reads 10%, report after the workload" s
+bench_measure "2 clients / 1 client (MPI ranks, tmpfs file)" IOPS two one -
+bench_measure "cross reads 10% / none (2 ranks)" IOPS cross two -
+bench_exit
