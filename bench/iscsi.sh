@@ -12,28 +12,31 @@
 #    event loop against libiscsi's own load generator on the same target.
 # 3. faultline's verified random read/write IOPS (50/50, a flush every 64
 #    writes), the number users see in their reports.
+# The IOPS of each are the tools' own: iscsi-perf's average, faultline's
+# workload phase (report.json .io.iops).  Steps 2 and 3 take turns, ROUNDS
+# times (bench/lib.sh).  Measures, report only (no goal): "random 4 KiB
+# reads, iSCSI lab" (faultline / iscsi-perf) and "verified 50/50, iSCSI lab"
+# (faultline alone).
 #
 # The lab gets a prefix of its own and is taken down on exit, also on failure.
-# Environment: ROUNDS (3), SECONDS_PER_RUN (5), FAULTLINE (./faultline)
+# Environment: ROUNDS (5), SECONDS (5; or SECONDS_PER_RUN), FAULTLINE
+# (./faultline), BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
+# shellcheck disable=SC2317 # the rounds' functions are called through bench_rounds
 set -eu
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-3}
-SECS=${SECONDS_PER_RUN:-5}
+# shellcheck disable=SC3028 # SECONDS: this bench's knob (sh does not count it)
+SECS=${SECONDS_PER_RUN:-${SECONDS:-5}}
 FAULTLINE=${FAULTLINE:-$(pwd)/faultline}
-for tool in iscsi-perf jq; do
-    command -v $tool >/dev/null || { echo "bench: $tool is missing; run make deps" >&2; exit 2; }
-done
-[ "$(id -u)" = 0 ] || { echo "bench: the lab needs root" >&2; exit 2; }
+bench_need iscsi-perf iscsi-readcapacity16 jq
+[ "$(id -u)" = 0 ] || bench_fail "the lab needs root"
 
-WORK=$(mktemp -d /tmp/fl-bench-iscsi-XXXXXX)
+bench_workdir /tmp iscsi
+WORK=$BENCH_WORKDIR
 FAULTLINE_LAB_PREFIX=fl$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
 export FAULTLINE_LAB_PREFIX
-cleanup() {
-    "$FAULTLINE" lab down iscsi > /dev/null 2>&1 || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_atexit "'$FAULTLINE' lab down iscsi > /dev/null 2>&1 || true"
 
 "$FAULTLINE" lab up iscsi --size 128MiB > /dev/null
 PORTAL=$("$FAULTLINE" lab status iscsi --json | jq -r '.portals[0]')
@@ -64,7 +67,7 @@ scenario mixed 50% random "${SECS}s"
 run_faultline() { # name -> IOPS of the workload phase
     rm -rf "$WORK/run"
     "$FAULTLINE" run "$WORK/$1.scn" --out "$WORK/run" --quiet > /dev/null
-    [ "$(jq -r .verdict "$WORK/run/report.json")" = pass ] || { echo "bench: $1 failed" >&2; exit 2; }
+    [ "$(jq -r .verdict "$WORK/run/report.json")" = pass ] || bench_fail "$1 failed"
     jq '.io.iops | floor' "$WORK/run/report.json"
 }
 
@@ -73,21 +76,21 @@ run_perf() {
         tr '\r' '\n' | sed -n 's/^ *iops average \([0-9]*\).*/\1/p' | tail -1
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-
 echo "bench: iSCSI lab LUN via $PORTAL ($LBS-byte sectors), 4 KiB, depth 8, $ROUNDS rounds of ${SECS}s"
 echo "bench: $("$FAULTLINE" --version), libiscsi $(dpkg-query -W -f '${Version}' libiscsi-bin 2>/dev/null)"
 run_faultline fill > /dev/null
-: > "$WORK/fl"; : > "$WORK/perf"; : > "$WORK/mixed"
-i=1
-while [ "$i" -le "$ROUNDS" ]; do
+round() {
     a=$(run_perf)
+    [ -n "$a" ] || bench_fail "iscsi-perf printed no average"
     b=$(run_faultline reads)
     c=$(run_faultline mixed)
-    echo "round $i: iscsi-perf random reads $a IOPS, faultline verified random reads $b IOPS, faultline verified 50/50 read/write $c IOPS"
-    echo "$a" >> "$WORK/perf"; echo "$b" >> "$WORK/fl"; echo "$c" >> "$WORK/mixed"
-    i=$((i + 1))
-done
-p=$(median < "$WORK/perf"); f=$(median < "$WORK/fl"); m=$(median < "$WORK/mixed")
-echo "median: iscsi-perf $p, faultline reads $f, faultline 50/50 $m"
-awk -v p="$p" -v f="$f" 'BEGIN { printf "ratio faultline / iscsi-perf (random reads) = %.2fx\n", f / p }'
+    bench_record perf "$a"; bench_record reads "$b"; bench_record mixed "$c"
+    echo "round $1/$ROUNDS: iscsi-perf random reads $a IOPS, faultline verified random reads $b IOPS, faultline verified 50/50 read/write $c IOPS"
+}
+bench_rounds round
+bench_tool perf "iscsi-perf random reads" IOPS
+bench_tool reads "faultline verified random reads" IOPS
+bench_tool mixed "faultline verified 50/50 read/write" IOPS
+bench_measure "random 4 KiB reads, iSCSI lab" IOPS reads perf -
+bench_report "verified 50/50, iSCSI lab" IOPS mixed
+bench_exit
