@@ -12,11 +12,19 @@
 #                 build's tests, the ASan+UBSan build's
 #   make demo     the iSCSI lab, a controller killed during a verified run, the report
 #   make demo-file  a local file, damaged afterwards, and what verify finds
+#   make bench-all  every ratio bench below but bench-scale, one after another, then one
+#                 table: measure, faultline, peer, ratio, goal, spread, verdict (bench/all.sh;
+#                 ROUNDS, 5 at least; BENCH_SMOKE=1 for a quick look that judges nothing)
 #   make bench    faultline vs fio on the same tmpfs file (bench/vs-fio.sh)
 #   make bench-iscsi  faultline's iSCSI backend vs iscsi-perf on the lab (bench/iscsi.sh)
 #   make bench-files  the files backend vs fio on small files (bench/files.sh)
+#   make bench-meta  metadata streams alone vs fio's filecreate and filedelete, tmpfs and a
+#                 loop XFS (bench/meta.sh)
+#   make bench-sweep  faultline verify's sweep vs fio's sequential read of the same file,
+#                 tmpfs and a loop XFS (bench/sweep.sh)
 #   make bench-clients  one client vs two MPI ranks on one file, and cross reads' cost
 #   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
+#                 (not a ratio bench: not in bench-all, nor is bench/fault-latency.sh)
 #   make fuzz     the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (600) each, with
 #                 each one's execs, exec/s and coverage; FUZZ_TARGETS picks some
 #   make docs     docs/scenario.md and man/faultline-scenario.5 anew from build/faultline,
@@ -74,8 +82,9 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
                 ceph-common mandoc groff-base man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-iscsi bench-files \
-        bench-clients bench-scale fuzz fuzz-build docs install uninstall clean FORCE
+.PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-all bench-iscsi \
+        bench-files bench-meta bench-sweep bench-clients bench-scale fuzz fuzz-build docs install \
+        uninstall clean FORCE
 .SECONDARY:
 
 all: faultline build/faultline-wcache
@@ -247,6 +256,21 @@ bench-files:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
 	@sh bench/files.sh
+
+bench-meta:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/meta.sh
+
+bench-sweep:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/sweep.sh
+
+bench-all:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory faultline
+	@sh bench/all.sh
 
 bench-clients:
 	@$(MAKE) --no-print-directory deps
