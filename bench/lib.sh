@@ -122,7 +122,10 @@ bench_xfs_loop() {
     bench_atexit "losetup -d '$bench_dev'"
     mkdir "$1/xfs"
     mount -t xfs "$bench_dev" "$1/xfs" || bench_fail "cannot mount $bench_dev"
-    bench_atexit "umount '$1/xfs' || umount -l '$1/xfs'"
+    # A tool still running there (the bench was stopped by a signal of its
+    # own) may hold it a moment; lazily at last, and the loop device then
+    # goes when its last user does (losetup -d of a busy device).
+    bench_atexit "umount '$1/xfs' 2> /dev/null || { sleep 2; umount '$1/xfs'; } || umount -l '$1/xfs'"
     BENCH_XFS=$1/xfs
 }
 
