@@ -18,23 +18,27 @@
 #              what they cost there.  Rate: (report.json .metadata.ops.create
 #              + .unlink) / the wall clock of the whole command.
 #   fio        STREAMS jobs of --ioengine=filecreate (each file opened with
-#              O_CREAT and closed: empty, no data, no sync), FILES files a
-#              job in one directory, then STREAMS jobs of
-#              --ioengine=filedelete (unlink) on the same files
+#              O_CREAT and closed: empty, no data, no sync), then STREAMS
+#              jobs of --ioengine=filedelete (unlink) on the same files
 #              (--create_on_open=1, so that fio's setup only stats them and
 #              does not lay them out again).  The engines count each file
-#              as one write I/O of its job: total_ios is the files, the
-#              job's runtime the time of their opens (or unlinks) from the
-#              job's start, without fio's own start and setup.  fio's rate
-#              is by that clock (the slowest job's runtime), not the
-#              command's: fio's setup keeps its files in a list it walks
-#              for every file it adds (these engines have no file hash), so
-#              it grows with the square of FILES (25 s of 26 for 2 x 28571
-#              files on tmpfs here), which is fio's bookkeeping, not the
-#              filesystem.  C = files / create's runtime, D = files /
-#              delete's; for equal numbers of creates and removes the
-#              combined rate is the harmonic one, 2 / (1/C + 1/D).  Each
-#              round's line also shows fio's rates over its wall clock.
+#              as one write I/O of its job (total_ios: the files) and time
+#              each open or unlink as its completion latency (clat); a
+#              job's runtime is its files' time from the job's start,
+#              without fio's own start and setup.  That runtime grows with
+#              the square of the files of a job (fio's own bookkeeping of
+#              them, get_io_u in a profile: on tmpfs here 1000 files took
+#              18 ms, 4000 236 ms, 20000 8 s, the calls themselves 3.5 us
+#              each), and fio's start takes a quarter of a second a
+#              command: neither is the filesystem.  So each fio command
+#              runs FIO_GROUPS groups one after another (stonewall), each
+#              of STREAMS jobs of FIO_FILES files, and fio's rate is by its own
+#              clock: C = the files created / the sum over the groups of
+#              their slowest job's runtime, D the same for the deletes; for
+#              equal numbers of creates and removes the combined rate is
+#              the harmonic one, 2 / (1/C + 1/D).  Each round's line also
+#              shows C and D and what the calls alone would allow (STREAMS
+#              / their mean clat), the filesystem's ceiling for any tool.
 #
 # So faultline does more per operation (data, journal, syncs, the check)
 # than fio (empty files, no syncs, nothing checked): the goal is half
@@ -45,9 +49,9 @@
 # undone on exit) and one faultline run on each filesystem (its tree).
 # Tools in turns, per round: faultline and fio on tmpfs, then on XFS.
 #
-# Environment: ROUNDS (5), SECONDS (5), STREAMS (2), FILES (5000),
-# XFS_IMAGE_DIR (/dev/shm), FAULTLINE (./faultline), BENCH_SMOKE, BENCH_ROWS
-# (bench/lib.sh)
+# Environment: ROUNDS (5), SECONDS (5), STREAMS (2), FIO_FILES (1000),
+# FIO_GROUPS (10), XFS_IMAGE_DIR (/dev/shm), FAULTLINE (./faultline),
+# BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
 # shellcheck disable=SC2317,SC2046 # the rounds' functions are called through
 # bench_rounds; jq's fields are split into words on purpose (set -- $(jq ...))
 set -eu
@@ -57,7 +61,9 @@ set -eu
 # shellcheck disable=SC3028 # SECONDS: this bench's knob (sh does not count it)
 SECS=${SECONDS_PER_RUN:-${SECONDS:-5}}
 STREAMS=${STREAMS:-2}
-FILES=${FILES:-5000}
+FIO_FILES=${FIO_FILES:-1000}
+FIO_GROUPS=${FIO_GROUPS:-10}
+TOTAL=$((FIO_GROUPS * STREAMS * FIO_FILES))
 XFS_IMAGE_DIR=${XFS_IMAGE_DIR:-/dev/shm}
 FAULTLINE=${FAULTLINE:-./faultline}
 
@@ -90,37 +96,46 @@ run_faultline() {
     bench_rate $(($2 + $3)) "$t0" "$t1"
 }
 
-# fio ENGINE NAME FILES [OPTION...]: STREAMS jobs of ENGINE on FILES files
-# each; prints "WALL_SECONDS JOB_SECONDS" (the command's, the slowest job's)
+# fio ENGINE NAME OPTION...: FIO_GROUPS groups of STREAMS jobs of ENGINE,
+# FIO_FILES files each; prints "SECONDS CLAT_NS": the sum of each group's slowest
+# job's runtime, the jobs' mean time per call
 fio_files() {
-    e=$1 d=$(dir "$2") n=$3
-    shift 3
-    t0=$(bench_now)
-    fio --name=meta --directory="$d/fio" --ioengine="$e" --rw=write --filesize=4k --bs=4k \
-        --nrfiles="$n" --openfiles=1 --numjobs="$STREAMS" --create_on_open=1 \
-        --output-format=json "$@" > "$WORK/fio.out" 2> "$WORK/fio.err" ||
+    e=$1 d=$(dir "$2")
+    shift 2
+    {
+        printf '[global]\ndirectory=%s\nioengine=%s\nrw=write\nfilesize=4k\nbs=4k\n' "$d/fio" "$e"
+        printf 'nrfiles=%s\nopenfiles=1\nnumjobs=%s\ncreate_on_open=1\n' "$FIO_FILES" "$STREAMS"
+        for o in "$@"; do echo "$o"; done
+        g=1
+        while [ "$g" -le "$FIO_GROUPS" ]; do
+            echo "[g$g]"
+            [ "$g" = 1 ] || echo stonewall
+            g=$((g + 1))
+        done
+    } > "$WORK/$e.fio"
+    fio --output-format=json "$WORK/$e.fio" > "$WORK/fio.out" 2> "$WORK/fio.err" ||
         { cat "$WORK/fio.err" >&2; bench_fail "fio $e failed"; }
-    t1=$(bench_now)
     sed -n '/^{/,$p' "$WORK/fio.out" > "$WORK/fio.json"
     set -- $(jq -r '[([.jobs[].error] | add), ([.jobs[].write.total_ios] | add),
-                     ([.jobs[].job_runtime] | max)] | @tsv' "$WORK/fio.json")
+                     ([.jobs | group_by(.jobname)[] | [.[].job_runtime] | max] | add),
+                     ([.jobs[].write.clat_ns.mean] | add / length)] | @tsv' "$WORK/fio.json")
     [ "$1" = 0 ] || bench_fail "fio $e reported error $1"
-    [ "$2" = $((n * STREAMS)) ] || bench_fail "fio $e did $2 files, not $((n * STREAMS))"
-    echo "$t0 $t1 $3" | awk '{ j = ($3 > 0) ? $3 / 1000 : 0.001; printf "%.6f %.3f\n", $2 - $1, j }'
+    [ "$2" = "$TOTAL" ] || bench_fail "fio $e did $2 files, not $TOTAL"
+    echo "$3 $4" | awk '{ t = ($1 > 0) ? $1 / 1000 : 0.001; printf "%.3f %.0f\n", t, $2 }'
 }
 
-# fio NAME: the combined rate of creating FILES files per job and removing
-# them, 2 / (1/C + 1/D) by fio's clock; C and D, and the same over the
-# commands' wall clocks, go to $WORK/counts
+# fio NAME: the combined rate of creating the files and removing them,
+# 2 / (1/C + 1/D) by fio's clock; C and D, and the calls' ceiling, go to
+# $WORK/counts
 run_fio() {
-    c=$(fio_files filecreate "$1" "$FILES" --fallocate=none)
-    [ "$(find "$(dir "$1")/fio" -type f | wc -l)" = $((FILES * STREAMS)) ] ||
-        bench_fail "fio filecreate left another count of files than $((FILES * STREAMS))"
-    r=$(fio_files filedelete "$1" "$FILES" --unlink=0)
+    c=$(fio_files filecreate "$1" fallocate=none)
+    [ "$(find "$(dir "$1")/fio" -type f | wc -l)" = "$TOTAL" ] ||
+        bench_fail "fio filecreate left another count of files than $TOTAL"
+    r=$(fio_files filedelete "$1" unlink=0)
     [ -z "$(ls -A "$(dir "$1")/fio")" ] || bench_fail "fio filedelete left files behind"
-    echo "$((FILES * STREAMS)) $c $r" | awk '{ c = $1 / $3; d = $1 / $5; cw = $1 / $2; dw = $1 / $4
-        printf "%.0f creates/s, %.0f deletes/s; over the wall clock %.0f, %.0f\n", c, d, cw, dw \
-            > "'"$WORK/counts"'"
+    echo "$TOTAL $STREAMS $c $r" | awk '{ c = $1 / $3; d = $1 / $5
+        printf "%.0f creates/s, %.0f deletes/s; the calls alone %.0f, %.0f\n", c, d,
+            $2 * 1e9 / $4, $2 * 1e9 / $6 > "'"$WORK/counts"'"
         printf "%.10g\n", 2 / (1 / c + 1 / d) }'
 }
 
@@ -147,7 +162,7 @@ EOF
 
 prepare tmpfs
 prepare xfs
-echo "bench: $ROUNDS rounds, $STREAMS streams, ${SECS} s of faultline and $STREAMS x $FILES files of fio a round; $("$FAULTLINE" --version), $(fio --version)"
+echo "bench: $ROUNDS rounds, $STREAMS streams, ${SECS} s of faultline and $FIO_GROUPS x $STREAMS x $FIO_FILES files of fio a round; $("$FAULTLINE" --version), $(fio --version)"
 
 round() {
     a=$(run_faultline tmpfs); a_n=$(cat "$WORK/counts")
