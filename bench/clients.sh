@@ -86,14 +86,16 @@ run() {
 
 # shellcheck disable=SC2086 # v: a name and a count of ranks
 round() {
+    line="round $1/$ROUNDS:"
     for v in "one 1" "two 2" "cross 2"; do
         set -- "$1" $v # the round, the name, the ranks
         out=$(run "$2" "$3")
         bench_record "$2" "$(echo "$out" | cut -f1)"
         bench_record "$2-tail" "$(echo "$out" | cut -f2)"
-        printf 'round %s/%s  %-6s %s ranks: %8.0f IOPS, report %.2f s after the workload\n' \
-            "$1" "$ROUNDS" "$2" "$3" "$(echo "$out" | cut -f1)" "$(echo "$out" | cut -f2)"
+        line="$line $(printf '%s %s ranks %.0f IOPS (report %.2f s after),' "$2" "$3" \
+                          "$(echo "$out" | cut -f1)" "$(echo "$out" | cut -f2)")"
     done
+    echo "${line%,}"
 }
 bench_rounds round
 bench_tool one "1 rank" "verified IOPS"
