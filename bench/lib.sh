@@ -59,7 +59,7 @@ $BENCH_ATEXIT"
 bench_cleanup() {
     rc=$?
     set +e
-    trap '' INT TERM
+    trap '' HUP INT PIPE TERM
     bench_ifs=$IFS
     IFS='
 '
@@ -72,7 +72,9 @@ bench_cleanup() {
     exit "$rc"
 }
 trap bench_cleanup EXIT
+trap 'exit 129' HUP
 trap 'exit 130' INT
+trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
 bench_fail() { # MESSAGE: could not run
