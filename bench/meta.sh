@@ -40,6 +40,13 @@
 #              shows C and D and what the calls alone would allow (STREAMS
 #              / their mean clat), the filesystem's ceiling for any tool.
 #
+#   streams alone  bench/meta.c (built here against build/libfaultline.a):
+#              the same STREAMS streams and mix for SECONDS, their journal
+#              and the check at the end, without the rest of a run (no
+#              process start, tree, sweep or report); its rate is by its
+#              own clock (from the streams' start to the journals closed).
+#              Report only: it tells the streams' cost from the run's.
+#
 # So faultline does more per operation (data, journal, syncs, the check)
 # than fio (empty files, no syncs, nothing checked): the goal is half
 # fio's rate.  Measures: "creates+removes, tmpfs" and "creates+removes, XFS
@@ -139,6 +146,17 @@ run_fio() {
         printf "%.10g\n", 2 / (1 / c + 1 / d) }'
 }
 
+# alone NAME: creates+unlinks per second of bench/meta.c's streams
+run_alone() {
+    d=$(dir "$1")
+    rm -rf "$d/alone" "$d/alone-run"
+    mkdir "$d/alone" "$d/alone-run"
+    "$WORK/meta" "$d/alone" "$d/alone-run" "$SECS" "$STREAMS" "create:50, unlink:50" \
+        > "$WORK/alone" 2> "$WORK/log" || { cat "$WORK/log" >&2; bench_fail "bench/meta.c on $1 failed"; }
+    awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+           printf "%.10g\n", (v["create"] + v["unlink"]) / v["seconds"] }' "$WORK/alone"
+}
+
 # prepare NAME: faultline's scenario and tree, fio's directory
 prepare() {
     d=$(dir "$1")
@@ -160,25 +178,35 @@ EOF
     run_faultline "$1" > /dev/null
 }
 
+HERE=$(dirname "$0")
+[ -f "$HERE/../build/libfaultline.a" ] || bench_fail "no build/libfaultline.a: run make first"
+cc -std=c11 -D_GNU_SOURCE -O2 "$HERE/meta.c" "$HERE/../build/libfaultline.a" -luring -liscsi \
+    -lnftables -lnl-route-3 -lnl-3 -lpthread -lm -ldl -o "$WORK/meta" || bench_fail "cannot build bench/meta.c"
 prepare tmpfs
 prepare xfs
 echo "bench: $ROUNDS rounds, $STREAMS streams, ${SECS} s of faultline and $FIO_GROUPS x $STREAMS x $FIO_FILES files of fio a round; $("$FAULTLINE" --version), $(fio --version)"
 
 round() {
     a=$(run_faultline tmpfs); a_n=$(cat "$WORK/counts")
+    e=$(run_alone tmpfs)
     b=$(run_fio tmpfs); b_n=$(cat "$WORK/counts")
     c=$(run_faultline xfs); c_n=$(cat "$WORK/counts")
+    f=$(run_alone xfs)
     d=$(run_fio xfs); d_n=$(cat "$WORK/counts")
-    bench_record fl-tmpfs "$a"; bench_record fio-tmpfs "$b"
-    bench_record fl-xfs "$c"; bench_record fio-xfs "$d"
-    printf 'round %s/%s: tmpfs: faultline %.0f (%s), fio %.0f (%s); XFS: faultline %.0f (%s), fio %.0f (%s) ops/s\n' \
-        "$1" "$ROUNDS" "$a" "$a_n" "$b" "$b_n" "$c" "$c_n" "$d" "$d_n"
+    bench_record fl-tmpfs "$a"; bench_record alone-tmpfs "$e"; bench_record fio-tmpfs "$b"
+    bench_record fl-xfs "$c"; bench_record alone-xfs "$f"; bench_record fio-xfs "$d"
+    printf 'round %s/%s: tmpfs: faultline %.0f (%s), streams alone %.0f, fio %.0f (%s); XFS: faultline %.0f (%s), streams alone %.0f, fio %.0f (%s) ops/s\n' \
+        "$1" "$ROUNDS" "$a" "$a_n" "$e" "$b" "$b_n" "$c" "$c_n" "$f" "$d" "$d_n"
 }
 bench_rounds round
 bench_tool fl-tmpfs "faultline creates+unlinks, tmpfs" ops/s
+bench_tool alone-tmpfs "bench/meta.c streams alone, tmpfs" ops/s
 bench_tool fio-tmpfs "fio filecreate+filedelete, tmpfs" ops/s
 bench_tool fl-xfs "faultline creates+unlinks, XFS on loop" ops/s
+bench_tool alone-xfs "bench/meta.c streams alone, XFS on loop" ops/s
 bench_tool fio-xfs "fio filecreate+filedelete, XFS on loop" ops/s
 bench_measure "creates+removes, tmpfs" ops/s fl-tmpfs fio-tmpfs 0.5
 bench_measure "creates+removes, XFS on loop" ops/s fl-xfs fio-xfs 0.5
+bench_measure "creates+removes, streams alone, tmpfs" ops/s alone-tmpfs fio-tmpfs -
+bench_measure "creates+removes, streams alone, XFS on loop" ops/s alone-xfs fio-xfs -
 bench_exit
