@@ -3,20 +3,22 @@
 # (filecreate, filedelete) on the same filesystem, tmpfs and XFS over a
 # loop device, in one run.
 #
-#   faultline  `faultline run` of a files target with no data streams
-#              ([workload] procs = 0), a tiny tree (class = small, 1 MiB)
-#              and STREAMS metadata streams (metadata = STREAMS) doing only
-#              creates and unlinks (metadata_mix = create:50, unlink:50),
-#              for SECONDS.  Each create is open(O_EXCL), 0 to 8 KiB
-#              written, close; before the operations, their intents go to
-#              the stream's journal in the run directory, synced a batch
-#              (up to 16 name changes) at a time; every 16 changes a
-#              durability point fsyncs the files changed and the
-#              directories; at the end every name is checked against the
-#              model and the report written.  The run directory (--out) is
-#              on the same filesystem as the tree, so that those syncs cost
-#              what they cost there.  Rate: (report.json .metadata.ops.create
-#              + .unlink) / the wall clock of the whole command.
+#   faultline  faultline's metadata streams (workloads/meta.c) alone:
+#              bench/meta.c, built here against build/libfaultline.a, runs
+#              STREAMS streams doing only creates and unlinks (the mix
+#              create:50, unlink:50) for SECONDS, each in a directory of its
+#              own.  Each create is open(O_EXCL), 0 to 8 KiB written, close;
+#              before the operations, their intents go to the stream's
+#              journal (in a run directory on the same filesystem, so that
+#              its syncs cost what they cost there), synced a batch (up to
+#              16 name changes) at a time; every 16 changes a durability
+#              point fsyncs the files changed and the directories; at the
+#              end every name is checked against the model, the model saved
+#              and the journal closed.  A `faultline run` does the same
+#              beside its data streams (which a run always has).  Rate:
+#              (creates + unlinks) / its own clock, from the streams' start
+#              to the journals closed (the check included), as fio's below
+#              is by fio's own clock.
 #   fio        STREAMS jobs of --ioengine=filecreate (each file opened with
 #              O_CREAT and closed: empty, no data, no sync), then STREAMS
 #              jobs of --ioengine=filedelete (unlink) on the same files
@@ -40,21 +42,14 @@
 #              shows C and D and what the calls alone would allow (STREAMS
 #              / their mean clat), the filesystem's ceiling for any tool.
 #
-#   streams alone  bench/meta.c (built here against build/libfaultline.a):
-#              the same STREAMS streams and mix for SECONDS, their journal
-#              and the check at the end, without the rest of a run (no
-#              process start, tree, sweep or report); its rate is by its
-#              own clock (from the streams' start to the journals closed).
-#              Report only: it tells the streams' cost from the run's.
-#
 # So faultline does more per operation (data, journal, syncs, the check)
 # than fio (empty files, no syncs, nothing checked): the goal is half
 # fio's rate.  Measures: "creates+removes, tmpfs" and "creates+removes, XFS
 # on loop", faultline / fio, goal >= 0.5x (bench/lib.sh).  Before the
 # first round (not timed): the loop XFS (an image in a mktemp -d directory
 # under XFS_IMAGE_DIR, default /dev/shm, mkfs.xfs, losetup, mounted; all
-# undone on exit) and one faultline run on each filesystem (its tree).
-# Tools in turns, per round: faultline and fio on tmpfs, then on XFS.
+# undone on exit), and bench/meta.c built.  Tools in turns, per round:
+# faultline and fio on tmpfs, then on XFS.
 #
 # Environment: ROUNDS (5), SECONDS (5), STREAMS (2), FIO_FILES (1000),
 # FIO_GROUPS (10), XFS_IMAGE_DIR (/dev/shm), FAULTLINE (./faultline),
@@ -85,22 +80,6 @@ XFS=$BENCH_XFS
 # dir NAME: the directory on that filesystem where both tools work
 dir() {
     if [ "$1" = tmpfs ]; then echo "$WORK/fs"; else echo "$XFS"; fi
-}
-
-# faultline NAME: creates+unlinks per second of the whole command; the
-# counts go to $WORK/counts
-run_faultline() {
-    d=$(dir "$1")
-    rm -rf "$d/run"
-    t0=$(bench_now)
-    "$FAULTLINE" run "$WORK/$1.scn" --out "$d/run" --quiet > "$WORK/log" 2>&1 ||
-        { cat "$WORK/log" >&2; bench_fail "faultline run on $1 failed"; }
-    t1=$(bench_now)
-    set -- $(jq -r '[.verdict, .metadata.ops.create, .metadata.ops.unlink] | @tsv' \
-                   "$d/run/report.json")
-    [ "$1" = pass ] || bench_fail "faultline verdict $1"
-    echo "$2 creates, $3 unlinks" > "$WORK/counts"
-    bench_rate $(($2 + $3)) "$t0" "$t1"
 }
 
 # fio ENGINE NAME OPTION...: FIO_GROUPS groups of STREAMS jobs of ENGINE,
@@ -146,36 +125,22 @@ run_fio() {
         printf "%.10g\n", 2 / (1 / c + 1 / d) }'
 }
 
-# alone NAME: creates+unlinks per second of bench/meta.c's streams
-run_alone() {
+# faultline NAME: creates+unlinks per second of bench/meta.c's streams; the
+# counts go to $WORK/counts
+run_faultline() {
     d=$(dir "$1")
     rm -rf "$d/alone" "$d/alone-run"
     mkdir "$d/alone" "$d/alone-run"
     "$WORK/meta" "$d/alone" "$d/alone-run" "$SECS" "$STREAMS" "create:50, unlink:50" \
         > "$WORK/alone" 2> "$WORK/log" || { cat "$WORK/log" >&2; bench_fail "bench/meta.c on $1 failed"; }
     awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+           printf "%d creates, %d unlinks\n", v["create"], v["unlink"] > "'"$WORK/counts"'"
            printf "%.10g\n", (v["create"] + v["unlink"]) / v["seconds"] }' "$WORK/alone"
 }
 
-# prepare NAME: faultline's scenario and tree, fio's directory
+# prepare NAME: fio's directory
 prepare() {
-    d=$(dir "$1")
-    mkdir -p "$d/fio"
-    cat > "$WORK/$1.scn" <<EOF
-[scenario]
-name = meta-$1
-duration = ${SECS}s
-[target]
-kind = files
-path = $d
-size = 1MiB
-[workload]
-class = small
-procs = 0
-metadata = $STREAMS
-metadata_mix = create:50, unlink:50
-EOF
-    run_faultline "$1" > /dev/null
+    mkdir -p "$(dir "$1")/fio"
 }
 
 HERE=$(dirname "$0")
@@ -184,29 +149,23 @@ cc -std=c11 -D_GNU_SOURCE -O2 "$HERE/meta.c" "$HERE/../build/libfaultline.a" -lu
     -lnftables -lnl-route-3 -lnl-3 -lpthread -lm -ldl -o "$WORK/meta" || bench_fail "cannot build bench/meta.c"
 prepare tmpfs
 prepare xfs
-echo "bench: $ROUNDS rounds, $STREAMS streams, ${SECS} s of faultline and $FIO_GROUPS x $STREAMS x $FIO_FILES files of fio a round; $("$FAULTLINE" --version), $(fio --version)"
+echo "bench: $ROUNDS rounds, $STREAMS streams, ${SECS} s of faultline's streams and $FIO_GROUPS x $STREAMS x $FIO_FILES files of fio a round; $("$FAULTLINE" --version), $(fio --version)"
 
 round() {
     a=$(run_faultline tmpfs); a_n=$(cat "$WORK/counts")
-    e=$(run_alone tmpfs)
     b=$(run_fio tmpfs); b_n=$(cat "$WORK/counts")
     c=$(run_faultline xfs); c_n=$(cat "$WORK/counts")
-    f=$(run_alone xfs)
     d=$(run_fio xfs); d_n=$(cat "$WORK/counts")
-    bench_record fl-tmpfs "$a"; bench_record alone-tmpfs "$e"; bench_record fio-tmpfs "$b"
-    bench_record fl-xfs "$c"; bench_record alone-xfs "$f"; bench_record fio-xfs "$d"
-    printf 'round %s/%s: tmpfs: faultline %.0f (%s), streams alone %.0f, fio %.0f (%s); XFS: faultline %.0f (%s), streams alone %.0f, fio %.0f (%s) ops/s\n' \
-        "$1" "$ROUNDS" "$a" "$a_n" "$e" "$b" "$b_n" "$c" "$c_n" "$f" "$d" "$d_n"
+    bench_record fl-tmpfs "$a"; bench_record fio-tmpfs "$b"
+    bench_record fl-xfs "$c"; bench_record fio-xfs "$d"
+    printf 'round %s/%s: tmpfs: faultline %.0f (%s), fio %.0f (%s); XFS: faultline %.0f (%s), fio %.0f (%s) ops/s\n' \
+        "$1" "$ROUNDS" "$a" "$a_n" "$b" "$b_n" "$c" "$c_n" "$d" "$d_n"
 }
 bench_rounds round
-bench_tool fl-tmpfs "faultline creates+unlinks, tmpfs" ops/s
-bench_tool alone-tmpfs "bench/meta.c streams alone, tmpfs" ops/s
+bench_tool fl-tmpfs "faultline streams creates+unlinks, tmpfs" ops/s
 bench_tool fio-tmpfs "fio filecreate+filedelete, tmpfs" ops/s
-bench_tool fl-xfs "faultline creates+unlinks, XFS on loop" ops/s
-bench_tool alone-xfs "bench/meta.c streams alone, XFS on loop" ops/s
+bench_tool fl-xfs "faultline streams creates+unlinks, XFS on loop" ops/s
 bench_tool fio-xfs "fio filecreate+filedelete, XFS on loop" ops/s
 bench_measure "creates+removes, tmpfs" ops/s fl-tmpfs fio-tmpfs 0.5
 bench_measure "creates+removes, XFS on loop" ops/s fl-xfs fio-xfs 0.5
-bench_measure "creates+removes, streams alone, tmpfs" ops/s alone-tmpfs fio-tmpfs -
-bench_measure "creates+removes, streams alone, XFS on loop" ops/s alone-xfs fio-xfs -
 bench_exit
