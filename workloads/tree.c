@@ -391,7 +391,10 @@ int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char
     /* how the blocks were laid out, for a verify of this tree */
     char line[32];
     int len = snprintf(line, sizeof line, "workers %u\n", t->workers);
-    if (write(fd, line, (size_t)len) != len) {
+    /* synced, with the root that names it: a verify after a power cut
+     * must read the layout the blocks were written in */
+    if (write(fd, line, (size_t)len) != len || fsync(fd) != 0 ||
+        sync_dir(t->root) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
         close(fd);
         return -1;
