@@ -294,6 +294,17 @@ static void file_path(const struct shared_tree *s, unsigned r, size_t i, bool fu
         snprintf(out, n, "%s", rel);
 }
 
+/* Opens without access times: a read of the workload must not make the
+ * filesystem write (an inode's atime on every read after a write, on a
+ * network filesystem a metadata update at the server).  O_NOATIME is
+ * refused (EPERM) on a file of another owner without CAP_FOWNER: then as
+ * asked. */
+static int open_noatime(const char *path, int flags)
+{
+    int fd = open(path, flags | O_NOATIME);
+    return fd < 0 && errno == EPERM ? open(path, flags) : fd;
+}
+
 /* The descriptor of file fi (rank * nfiles + file); *temp when it must be
  * closed after the I/O. */
 static int file_fd(struct files_priv *p, size_t fi, bool *temp, char *err, size_t n)
@@ -307,7 +318,7 @@ static int file_fd(struct files_priv *p, size_t fi, bool *temp, char *err, size_
     size_t i = fi % s->t.nfiles;
     char path[PATH_MAX + 800];
     file_path(s, r, i, true, path, sizeof path);
-    fd = open(path, O_RDWR | O_CLOEXEC | (p->durable ? O_DSYNC : 0));
+    fd = open_noatime(path, O_RDWR | O_CLOEXEC | (p->durable ? O_DSYNC : 0));
     if (fd < 0) {
         int e = errno;
         file_path(s, r, i, false, path, sizeof path);
@@ -395,7 +406,7 @@ static int cross_fd(struct files_priv *p, size_t fi, char *err, size_t n)
     const struct shared_tree *s = p->st;
     char path[PATH_MAX + 800];
     file_path(s, (unsigned)(fi / s->t.nfiles), fi % s->t.nfiles, true, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_noatime(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         file_path(s, (unsigned)(fi / s->t.nfiles), fi % s->t.nfiles, false, path, sizeof path);
