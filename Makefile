@@ -83,7 +83,7 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-all bench-iscsi \
-        bench-files bench-meta bench-sweep bench-clients bench-scale fuzz fuzz-build docs install \
+        bench-vs-fio bench-files bench-meta bench-sweep bench-clients bench-scale fuzz fuzz-build docs install \
         uninstall clean FORCE
 .SECONDARY:
 
@@ -242,45 +242,14 @@ demo-file:
 	@$(MAKE) --no-print-directory faultline
 	@sh scenarios/demo-file.sh
 
-bench:
+# Each bench: the packages, this build, then its script (bench-NAME runs
+# bench/NAME.sh; make bench is bench/vs-fio.sh).
+BENCHES := bench-iscsi bench-files bench-meta bench-sweep bench-all bench-clients bench-scale
+bench: bench-vs-fio
+bench-vs-fio $(BENCHES): bench-%:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory faultline
-	@sh bench/vs-fio.sh
-
-bench-iscsi:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/iscsi.sh
-
-bench-files:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/files.sh
-
-bench-meta:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/meta.sh
-
-bench-sweep:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/sweep.sh
-
-bench-all:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/all.sh
-
-bench-clients:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/clients.sh
-
-bench-scale:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory faultline
-	@sh bench/scale.sh
+	@sh bench/$*.sh
 
 # --- the documents generated from the code's tables (no hand copy of a key anywhere) ---
 # Each is what `faultline ARGS` prints, written whole or not at all; tests/cli/docs.sh
