@@ -52,7 +52,8 @@
 # faultline and fio on tmpfs, then on XFS.
 #
 # Environment: ROUNDS (5), SECONDS (5), STREAMS (2), FIO_FILES (1000),
-# FIO_GROUPS (10), XFS_IMAGE_DIR (/dev/shm), FAULTLINE (./faultline),
+# FIO_GROUPS (20: fio's timed part is short, tens of ms a group, and
+# noisy), XFS_IMAGE_DIR (/dev/shm), FAULTLINE (./faultline),
 # BENCH_SMOKE, BENCH_ROWS (bench/lib.sh)
 # shellcheck disable=SC2317,SC2046 # the rounds' functions are called through
 # bench_rounds; jq's fields are split into words on purpose (set -- $(jq ...))
@@ -64,7 +65,7 @@ set -eu
 SECS=${SECONDS_PER_RUN:-${SECONDS:-5}}
 STREAMS=${STREAMS:-2}
 FIO_FILES=${FIO_FILES:-1000}
-FIO_GROUPS=${FIO_GROUPS:-10}
+FIO_GROUPS=${FIO_GROUPS:-20}
 TOTAL=$((FIO_GROUPS * STREAMS * FIO_FILES))
 XFS_IMAGE_DIR=${XFS_IMAGE_DIR:-/dev/shm}
 FAULTLINE=${FAULTLINE:-./faultline}
