@@ -339,7 +339,16 @@ static void killed_between_intents_and_point_verifies(void **state)
             meta_run(&s, mono_ns(), 20000000000ull, &stop);
             _exit(4); /* killed long before */
         }
-        struct timespec ts = {0, (long)(60 + 23 * trial) * 1000000L};
+        /* the kill comes a while after the stream's first batch is in the
+         * journal (a slow start under the sanitizers must not make the
+         * kill come first); waited for 5 s at most */
+        char jpath[4400];
+        snprintf(jpath, sizeof jpath, "%s/meta-0.journal", root);
+        struct stat jst;
+        struct timespec tick = {0, 5000000L};
+        for (int w = 0; w < 1000 && !(stat(jpath, &jst) == 0 && jst.st_size > 256); w++)
+            nanosleep(&tick, NULL);
+        struct timespec ts = {0, (long)(20 + 23 * trial) * 1000000L};
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
         int st;
