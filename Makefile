@@ -1,6 +1,7 @@
 # faultline — see README.md.
 #
-#   make          build ./faultline (and build/faultline-wcache, the iSCSI lab's write cache)
+#   make          build ./faultline (and build/faultline-wcache, the iSCSI lab's write cache,
+#                 and build/faultline-disk, the FUSE layer that fails a lab server's disk)
 #   make deps     install the Debian packages the build, tests, demo and benchmarks need
 #   make check    the quick tier (the README's test command): the layers, the shape, unit and
 #                 CLI tests, one lab test per lab kind (iscsi, gluster, ceph), plain then again
@@ -23,13 +24,17 @@
 #   make bench-sweep  faultline verify's sweep vs fio's sequential read of the same file,
 #                 tmpfs and a loop XFS (bench/sweep.sh)
 #   make bench-clients  one client vs two MPI ranks on one file, and cross reads' cost
+#   make bench-disk-layer  XFS on a loop device over faultline-disk vs straight over the
+#                 image file: fio's 4 KiB random and 1 MiB sequential I/O (bench/disk-layer.sh)
+#   make bench-disk-lab  a lab's faultless run with its disks on faultline-disk vs without
+#                 (gluster, ceph, iscsi; bench/disk-lab.sh)
 #   make bench-scale  the state map and journal on a 256 GiB sparse file: memory, setup time
 #                 (not a ratio bench: not in bench-all, nor is bench/fault-latency.sh)
 #   make fuzz     the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (600) each, with
 #                 each one's execs, exec/s and coverage; FUZZ_TARGETS picks some
 #   make docs     docs/scenario.md and man/faultline-scenario.5 anew from build/faultline,
 #                 docs/report-json.md from docs/*.schema.json (docs/gen/report_doc.sh)
-#   make install  faultline, faultline-wcache, the manual pages, the scenarios and the bash
+#   make install  faultline, faultline-wcache, faultline-disk, the manual pages, the scenarios and the bash
 #                 completion under PREFIX (/usr/local), DESTDIR prepended; make uninstall
 
 CC      ?= cc
@@ -53,14 +58,14 @@ FL_CC      := $(shell $(CC) --version 2>/dev/null | head -n 1 | tr -d "'\"\\\\")
 
 # Everything but main.c goes into a library that the unit tests link too.
 LIB_SRC := $(wildcard lib/*.c checks/*.c workloads/*.c faults/*.c faults/*/*.c) \
-           $(filter-out harness/cli/main.c harness/lab/wcache/wcache.c,$(wildcard harness/*.c harness/*/*.c))
+           $(filter-out harness/cli/main.c harness/lab/wcache/wcache.c harness/lab/disk/disk.c,$(wildcard harness/*.c harness/*/*.c))
 HDRS    := $(wildcard lib/*.h checks/*.h workloads/*.h faults/*.h faults/*/*.h harness/*.h \
                       harness/*/*.h)
 TESTS   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The undo-log records a transport adds register themselves (faults/undo.h,
 # undo_register); nothing calls them by name, so every program is linked
 # with them: any of them may replay a log that holds them.
-KEEP_KINDS := -Wl,--undefined=remote_undo_kind
+KEEP_KINDS := -Wl,--undefined=remote_undo_kind -Wl,--undefined=disk_undo_kinds
 
 # build: gcc make libc6-dev liburing-dev libiscsi-dev libnl-3-dev libnl-route-3-dev
 # libnftables-dev libcmocka-dev; lab: tgt; tests: jq, mount (losetup, mount), e2fsprogs
@@ -83,11 +88,11 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-all bench-iscsi \
-        bench-vs-fio bench-files bench-meta bench-sweep bench-clients bench-scale fuzz fuzz-build docs install \
+        bench-vs-fio bench-files bench-meta bench-sweep bench-clients bench-scale bench-disk-layer bench-disk-lab fuzz fuzz-build docs install \
         uninstall clean FORCE
 .SECONDARY:
 
-all: faultline build/faultline-wcache
+all: faultline build/faultline-wcache build/faultline-disk
 
 # $(1): build directory, $(2): extra flags
 define build_rules
@@ -131,6 +136,14 @@ FORCE:
 build/faultline-wcache: harness/lab/wcache/wcache.c
 	@mkdir -p build
 	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< -o $@ \
+	    $$(pkg-config --libs fuse3) -lpthread
+
+# The FUSE layer under a lab server's disk, which fails it on command (lib/diskctl.h: the
+# language it is told in, the one part of the library it links): a program of its own
+# (libfuse3), found next to faultline.
+build/faultline-disk: harness/lab/disk/disk.c lib/diskctl.c lib/diskctl.h lib/rng.h
+	@mkdir -p build
+	$(CC) $(STD) $(WARN) $(CFLAGS) $$(pkg-config --cflags fuse3) $< lib/diskctl.c -o $@ \
 	    $$(pkg-config --libs fuse3) -lpthread
 
 # A test's tool, not part of faultline: a FUSE layer that serves one client stale data.
@@ -182,7 +195,8 @@ deps:
 # the scripts: quick (make check's) or full (make check-full's: every one); each script's
 # "# tier:" and "# passes:" lines say where it belongs (tests/run.sh, docs/testing.md).
 TIER ?= quick
-UNIT_DEPS := $(addprefix build/tests/,$(TESTS)) faultline build/faultline-wcache build/stalefs
+UNIT_DEPS := $(addprefix build/tests/,$(TESTS)) faultline build/faultline-wcache \
+             build/faultline-disk build/stalefs
 unit: $(UNIT_DEPS)
 	@sh tests/run.sh build build/results-plain.txt $(TIER)
 
@@ -193,7 +207,7 @@ check-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 # tests that check timing expectations allow for the sanitizers' slowness
 check-asan: export FL_SANITIZED = 1
 ASAN_DEPS := $(addprefix build/asan/tests/,$(TESTS)) build/asan/faultline build/faultline-wcache \
-             build/stalefs
+             build/faultline-disk build/stalefs
 check-asan: $(ASAN_DEPS)
 	@sh tests/run.sh build/asan build/results-asan.txt $(TIER)
 
@@ -244,7 +258,8 @@ demo-file:
 
 # Each bench: the packages, this build, then its script (bench-NAME runs
 # bench/NAME.sh; make bench is bench/vs-fio.sh).
-BENCHES := bench-iscsi bench-files bench-meta bench-sweep bench-all bench-clients bench-scale
+BENCHES := bench-iscsi bench-files bench-meta bench-sweep bench-all bench-clients bench-scale \
+           bench-disk-layer bench-disk-lab
 bench: bench-vs-fio
 bench-vs-fio $(BENCHES): bench-%:
 	@$(MAKE) --no-print-directory deps
@@ -269,26 +284,28 @@ docs: $(DOCS_FAULTLINE)
 	sh docs/gen/report_doc.sh $(DOCS_OUT)/docs/report-json.md
 
 # --- make install / make uninstall ---
-# faultline finds faultline-wcache next to itself (or on PATH: harness/lab/lab_iscsi.c), and
-# runs itself through /proc/self/exe (a lab server's init, mpirun's ranks, the ssh agent's
-# copy), so the pair works from any directory.  INSTALL_FAULTLINE and INSTALL_WCACHE name
-# the programs to install: the build's, or others already built (tests/cli/docs.sh installs
-# the binary under test, e.g. build/asan/faultline, by its absolute path, which no rule
-# makes: nothing is built then).
+# faultline finds faultline-wcache and faultline-disk next to itself (or on PATH:
+# harness/lab/lab_iscsi.c), and runs itself through /proc/self/exe (a lab server's init,
+# mpirun's ranks, the ssh agent's copy), so they work from any directory.  INSTALL_FAULTLINE,
+# INSTALL_WCACHE and INSTALL_DISK name the programs to install: the build's, or others
+# already built (tests/cli/docs.sh installs the binary under test, e.g.
+# build/asan/faultline, by its absolute path, which no rule makes: nothing is built then).
 PREFIX            ?= /usr/local
 DESTDIR           ?=
 INSTALL_FAULTLINE ?= build/faultline
 INSTALL_WCACHE    ?= build/faultline-wcache
+INSTALL_DISK      ?= build/faultline-disk
 BINDIR     = $(DESTDIR)$(PREFIX)/bin
 MANDIR     = $(DESTDIR)$(PREFIX)/share/man
 SCNDIR     = $(DESTDIR)$(PREFIX)/share/faultline/scenarios
 COMPDIR    = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 SCENARIOS := $(wildcard scenarios/*.scn)
 
-install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE)
+install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE) $(INSTALL_DISK)
 	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)" "$(COMPDIR)"
 	install -m 0755 "$(INSTALL_FAULTLINE)" "$(BINDIR)/faultline"
 	install -m 0755 "$(INSTALL_WCACHE)" "$(BINDIR)/faultline-wcache"
+	install -m 0755 "$(INSTALL_DISK)" "$(BINDIR)/faultline-disk"
 	install -m 0644 man/faultline.1 "$(MANDIR)/man1/faultline.1"
 	install -m 0644 man/faultline-scenario.5 "$(MANDIR)/man5/faultline-scenario.5"
 	install -m 0644 $(SCENARIOS) "$(SCNDIR)"
@@ -296,7 +313,8 @@ install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE)
 
 # Exactly what install put there, and the scenarios' directories once empty.
 uninstall:
-	rm -f "$(BINDIR)/faultline" "$(BINDIR)/faultline-wcache" "$(MANDIR)/man1/faultline.1" \
+	rm -f "$(BINDIR)/faultline" "$(BINDIR)/faultline-wcache" "$(BINDIR)/faultline-disk" \
+	    "$(MANDIR)/man1/faultline.1" \
 	    "$(MANDIR)/man5/faultline-scenario.5" "$(COMPDIR)/faultline" \
 	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS))
 	rmdir "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true

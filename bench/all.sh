@@ -2,7 +2,7 @@
 # bench/all.sh — every ratio bench in turn, then one table of their
 # measures: measure | faultline | peer | ratio | goal | spread | verdict.
 #
-#   vs-fio, files, meta, sweep, clients, iscsi   (BENCHES picks some)
+#   vs-fio, files, meta, sweep, clients, iscsi, disk-layer, disk-lab   (BENCHES picks some)
 #
 # Each runs as alone (sh bench/NAME.sh), with BENCH_ROWS pointed at one file
 # where bench/lib.sh's bench_row appends its measures; each prints its own
@@ -23,7 +23,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-BENCHES=${BENCHES:-vs-fio files meta sweep clients iscsi}
+BENCHES=${BENCHES:-vs-fio files meta sweep clients iscsi disk-layer disk-lab}
 COMMIT=$(git -C "$HERE/.." describe --always --dirty 2> /dev/null || echo unknown)
 ROWS=$BENCH_DIR/rows
 : > "$ROWS"

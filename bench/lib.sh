@@ -1,5 +1,6 @@
 # bench/lib.sh — what every ratio bench shares; sourced (POSIX sh, set -eu)
-# by vs-fio.sh, files.sh, meta.sh, sweep.sh, clients.sh and iscsi.sh.
+# by vs-fio.sh, files.sh, meta.sh, sweep.sh, clients.sh, iscsi.sh,
+# disk-layer.sh and disk-lab.sh.
 #
 # Rounds: ROUNDS (default 5).  Fewer than 5 are refused (exit 2) unless
 # BENCH_SMOKE=1: a quick look that any ROUNDS >= 1 may give and whose every

@@ -23,15 +23,17 @@ static int local_arm(struct fault *f, uint64_t at, uint64_t clear_at, char *err,
 
 static int local_inject(struct fault *f, uint64_t *when, char *err, size_t errlen)
 {
+    f->effect_ns = 0;
     int rc = f->ops->inject(f, err, errlen);
-    *when = mono_ns();
+    *when = f->effect_ns ? f->effect_ns : mono_ns();
     return rc;
 }
 
 static int local_clear(struct fault *f, uint64_t *when, char *err, size_t errlen)
 {
+    f->effect_ns = 0;
     int rc = f->ops->clear ? f->ops->clear(f, err, errlen) : fault_undo_all(f, err, errlen);
-    *when = mono_ns();
+    *when = f->effect_ns ? f->effect_ns : mono_ns();
     return rc;
 }
 

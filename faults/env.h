@@ -47,6 +47,15 @@ struct lab_replica {
     char scrub[512];
 };
 
+/* A lab server's disk, as the disk faults reach it: the FUSE layer of
+ * faultline-disk between the server's loop device (or tgtd) and the image
+ * file, and the socket it takes commands on (lib/diskctl.h). */
+struct lab_disk {
+    char control[PATH_MAX]; /* the layer's control socket */
+    char what[256];         /* for people: "gs1's brick disk (LAB/gs1/brick.img, 512 MiB)" */
+    uint64_t size;          /* bytes */
+};
+
 /* What the run's lab lends to faults: callbacks by the lab's own names. */
 struct fault_lab {
     void *ctx;
@@ -68,6 +77,11 @@ struct fault_lab {
      * cannot.  0, or -1 with err. */
     int (*power)(void *ctx, const char *host, bool on, char *what, size_t whatlen, char *err,
                  size_t errlen);
+    /* The disk of lab host `host` under the lab's fault layer (disk-fail,
+     * disk-errors, disk-slow, disk-full).  NULL: the lab has none.  0, or
+     * -1 with err ("ctrl-a has no disk of its own", "[lab] disk_faults =
+     * no"). */
+    int (*disk)(void *ctx, const char *host, struct lab_disk *d, char *err, size_t errlen);
 };
 
 struct undo_log;
@@ -81,6 +95,7 @@ struct fault_env {
     const char *target_path;  /* the scenario's own target (file, device or lab LUN) */
     uint32_t block_size;
     uint64_t target_bytes;
+    uint64_t seed;            /* the run's seed (what a fault draws at random follows from it) */
     bool allow_destructive;
     const char *allow_paths;  /* comma-separated */
     char tag[16];             /* short run tag for names (nft tables): "fl" + 6 hex */

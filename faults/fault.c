@@ -87,6 +87,14 @@ int fault_undo_all(struct fault *f, char *err, size_t errlen)
     return rc;
 }
 
+void fault_undo_done(struct fault *f)
+{
+    char e[256];
+    for (unsigned i = 0; i < f->nundo; i++)
+        undo_done(f->env->undo, f->undo_seq[i], e, sizeof e);
+    f->nundo = 0;
+}
+
 const struct fault_host *fault_find_host(const struct fault_env *env, const char *name)
 {
     for (unsigned i = 0; i < env->nhosts; i++)
@@ -114,4 +122,9 @@ bool fault_acts_on_switch(const struct fault_spec *s)
 bool fault_on_switch(const struct fault_spec *s)
 {
     return s->ops && s->ops->on_switch && s->ops->on_switch(s);
+}
+
+bool fault_on_controller(const struct fault *f)
+{
+    return f->ops && f->ops->on_controller && f->ops->on_controller(f);
 }

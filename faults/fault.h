@@ -22,7 +22,12 @@
  *                restart
  *   corrupt.c    corrupt        overwrite byte ranges or blocks of a file or device
  *   scrub.c      scrub          have a lab's replica checked against the others now
- *   power.c      power-off      a lab host's power cut, and back on (loses = unflushed)
+ *   power.c      power-off      a lab host's power cut, and back on (loses = unflushed);
+ *                               a [host]'s by its power_off / power_on commands
+ *   disk.c       disk-fail,     a server's disk: every I/O fails / bad sectors / slow / full
+ *                disk-errors,   (the lab's disk layer, lib/diskctl.h; on a [host], a SCSI
+ *                disk-slow,     disk offline or a device-mapper table: disk_host.c)
+ *                disk-full
  *   command.c    command        any command at inject, its undo at clear
  *
  * (links.c and nftfault.c there are what some families share: a link set
@@ -126,6 +131,9 @@ struct fault_rules {
      * names its processes and starts them again; or a host that starts its
      * service again with a command of its own ([host] restart = COMMAND). */
     bool host_known, host_in_lab, host_restarts;
+    /* A [host] with power_off and power_on: commands that cut its power
+     * and bring it back, run here (a BMC's). */
+    bool host_powers;
 };
 
 struct fault;
@@ -163,6 +171,11 @@ struct fault_ops {
     /* Whether it acts on the host's switch (its port) rather than on the
      * host: over ssh, it then runs where the switch is.  NULL: on the host. */
     bool (*on_switch)(const struct fault_spec *s);
+    /* Whether it runs here, on the controller, even on a host reached over
+     * ssh: what it runs acts on the host from outside (a BMC's power off,
+     * which the host's own agent could not answer after).  f->host is
+     * resolved.  NULL: where the host is. */
+    bool (*on_controller)(const struct fault *f);
 };
 
 /* --- what a family may call (fault.c) --- */
@@ -181,6 +194,10 @@ int fault_write_undo(struct fault *f, char *err, size_t errlen);
 /* Applies every open undo record of f, newest first, marking each done.
  * The generic clear. */
 int fault_undo_all(struct fault *f, char *err, size_t errlen);
+
+/* Marks every open undo record of f done without applying it: the family's
+ * clear did what they say. */
+void fault_undo_done(struct fault *f);
 
 /* on_switch for families that always act on the switch (port, switch). */
 bool fault_acts_on_switch(const struct fault_spec *s);

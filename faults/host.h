@@ -26,6 +26,16 @@ struct ssh_dest {
     uint64_t lease_ns;     /* a fault outlives its planned clear by at most this */
 };
 
+/* How a [host] is powered off and on: commands run here, on the controller,
+ * not on the host they power off (a BMC's `ipmitool ... chassis power off`),
+ * with /bin/sh -c.  off[0] == 0: the host has none (power-off refused). */
+struct host_power {
+    char off[512];
+    char on[512];
+    char status[512];  /* optional: says "off" or "on" (families/power.c) */
+    uint64_t wait_ns;  /* status must confirm a change within this long */
+};
+
 /* A [host NAME] section: a machine outside the lab, reachable locally
  * through a network namespace, or over ssh. */
 struct host_spec {
@@ -39,6 +49,7 @@ struct host_spec {
     char restart[512];    /* starts its service again (restart, restart_after) */
     char ssh[160];        /* [USER@]ADDRESS[:PORT] as written */
     struct ssh_dest via;  /* ssh, parsed, and the other ssh_* keys */
+    struct host_power power; /* power_off, power_on, power_status, power_wait */
 };
 
 /* Where a fault acts, resolved from the lab, `local` or a [host] section. */
@@ -54,6 +65,7 @@ struct fault_host {
     char switch_host[32]; /* the host that holds `port` ("" ours, or the lab's switch) */
     char restart[512];    /* a command that starts its service again; "" none */
     struct ssh_dest ssh;  /* reached over ssh (ssh.dest[0]), or not */
+    struct host_power power; /* a [host]'s power commands; off[0] == 0: none */
 };
 
 #endif

@@ -62,6 +62,10 @@ struct fault {
     bool applied;        /* its change was made (even if its clear failed later) */
     uint64_t scheduled_ns, injected_ns, cleared_ns; /* 0: not (yet) */
     uint64_t apply_ns;   /* how long inject itself took */
+    /* Set by a family whose change took effect before its inject or clear
+     * returned (mono_ns: a BMC's power off returned, and the status that
+     * confirms it came later); 0: when it returned. */
+    uint64_t effect_ns;
     unsigned steps_done; /* a stepped fault's steps so far */
     char detail[1024];   /* what exactly was done, for the report */
     char error[1100];    /* why inject or clear failed */
@@ -80,7 +84,10 @@ struct fault {
     struct remote *remote;   /* NULL: applied here */
     char via_host[32];       /* the host whose agent applies it (its own, or its switch) */
     char cleared_by[16];     /* "controller", "lease", "close" (agent); "" not cleared */
-    bool indeterminate;      /* the agent did not answer in time: it may or may not be in effect */
+    bool indeterminate;      /* the agent did not answer in time, or nothing confirmed that
+                                it took effect: it may or may not be in effect */
+    char unsure[512];        /* why it is indeterminate when its family could not tell (a
+                                power_status that never confirmed the cut); "": its agent */
     unsigned power_loss;     /* loses = unflushed: which power loss of the run (from 1); 0 none */
     bool answer_late;        /* its inject's answer came after the timeline moved on */
 };
@@ -93,6 +100,9 @@ void fault_schedule_of(const struct fault_spec *s, struct fault_schedule *out);
 
 /* Whether the fault acts on its host's switch (fault_ops.on_switch). */
 bool fault_on_switch(const struct fault_spec *s);
+
+/* Whether the fault runs here whatever its host (fault_ops.on_controller). */
+bool fault_on_controller(const struct fault *f);
 
 /* The byte ranges f overwrote, through its transport (fault_via.overwrote):
  * its family's answer, or its agent's for a fault on an ssh host; 0 for

@@ -19,6 +19,10 @@
     X(fault_corrupt)                                                                           \
     X(fault_scrub)                                                                             \
     X(fault_power_off)                                                                         \
+    X(fault_disk_fail)                                                                         \
+    X(fault_disk_errors)                                                                       \
+    X(fault_disk_slow)                                                                         \
+    X(fault_disk_full)                                                                         \
     X(fault_command)                                                                           \
     /* one line per family, each ending in a backslash */
 

@@ -22,6 +22,12 @@
  *   agent TAG DEST             have the agent on ssh host DEST replay run TAG there
  *                              (the ssh transport's, ssh/record.c)
  *
+ * and the disk faults' (families/disk_host.c, registered the same way):
+ *
+ *   scsi-running DEV           /sys/block/DEV/device/state = running
+ *   dm-table NAME TABLE        dmsetup load NAME --table TABLE, dmsetup resume NAME
+ *   disk-clear keep|replace SOCK  the lab's disk layer at SOCK told `clear [replace]`
+ *
  * A transport registers its kinds itself, so that undo knows none of them
  * by name and calls nothing above it.
  * Every primitive succeeds when there is nothing (left) to undo, so replaying

@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "nsname.h"
+#include "spawner.h"
 
 void proc_child_signals(void)
 {
@@ -145,40 +146,6 @@ static int open_place(const struct proc_place *at, int nsfd[PLACE_NS], char *err
     return 0;
 }
 
-/* A PID namespace is entered before the child exists: setns() of one
- * changes where this thread's next children go (pid_for_children), not
- * the thread itself, so the child is made in it and this thread goes back
- * to making children in its own at once (pid_restore).  The child's PID,
- * as fork() or clone() returns it, is the one our own namespace sees.
- * The fd to go back with, -1 when there is nothing to enter, or -2 with
- * err. */
-static int pid_enter(const int nsfd[PLACE_NS], char *err, size_t errlen)
-{
-    if (nsfd[PLACE_PID] < 0)
-        return -1;
-    int back = open("/proc/thread-self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-    if (back < 0 || setns(nsfd[PLACE_PID], CLONE_NEWPID) != 0) {
-        snprintf(err, errlen, "cannot enter a PID namespace for a child: %s", strerror(errno));
-        if (back >= 0)
-            close(back);
-        return -2;
-    }
-    return back;
-}
-
-static void pid_restore(int back)
-{
-    if (back < 0)
-        return;
-    /* our own namespace: always allowed (the one this thread lives in) */
-    if (setns(back, CLONE_NEWPID) != 0) {
-        dprintf(2, "faultline: cannot make children in our own PID namespace again: %s\n",
-                strerror(errno));
-        abort();
-    }
-    close(back);
-}
-
 /* In the child: enter the namespaces, then the caller's setup.  0 or errno. */
 static int enter_place(const struct proc_place *at, const int nsfd[PLACE_NS])
 {
@@ -209,12 +176,34 @@ static void enter_failed(const struct proc_place *at, int e, char *msg, size_t n
     snprintf(msg, n, "cannot enter%s: %s", place_name(at, where, sizeof where), strerror(e));
 }
 
-/* A child at a place, with a pipe from it (close-on-exec).  In the child:
- * 0, signals unblocked, the place entered (*entered: 0 or an errno), its
- * end of the pipe pipefd[1].  In the parent: the child's PID, its end
- * pipefd[0] (the other one closed).  -1 with err when there is no child. */
-static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, char *err,
-                     size_t errlen)
+/* What a child of fork_at runs once at its place: e is the errno of
+ * getting there (0: it is there), out its end of the pipe.  It ends in
+ * exec or _exit. */
+typedef void (*at_body)(void *ctx, int e, int out);
+
+struct at_child {
+    const struct proc_place *at;
+    const int *nsfd;
+    int out;
+    at_body body;
+    void *ctx;
+};
+
+static void at_child_main(void *arg)
+{
+    struct at_child *c = arg;
+    proc_child_signals();
+    c->body(c->ctx, enter_place(c->at, c->nsfd), c->out);
+    _exit(127);
+}
+
+/* A child at a place, with a pipe from it (close-on-exec), forked by the
+ * spawner (spawner.h): it gets the pipe's end pipefd[1], the place's
+ * namespaces and keep[0..nkeep), and runs body.  In the parent: the
+ * child's PID, its end pipefd[0] (the other one closed).  -1 with err
+ * when there is no child. */
+static pid_t fork_at(const struct proc_place *at, int pipefd[2], const int *keep, unsigned nkeep,
+                     at_body body, void *ctx, char *err, size_t errlen)
 {
     int nsfd[PLACE_NS];
     if (open_place(at, nsfd, err, errlen) != 0)
@@ -224,29 +213,27 @@ static pid_t fork_at(const struct proc_place *at, int pipefd[2], int *entered, c
         close_place(nsfd);
         return -1;
     }
-    int back = pid_enter(nsfd, err, errlen);
-    pid_t child = back == -2 ? -1 : fork();
+    int give[PLACE_NS + 1 + 3]; /* the pipe, the namespaces, a caller's three at most */
+    unsigned n = 0;
+    give[n++] = pipefd[1];
+    for (int i = 0; i < PLACE_NS; i++)
+        if (nsfd[i] >= 0)
+            give[n++] = nsfd[i];
+    if (nkeep > 3)
+        abort(); /* a caller of ours that outgrew give[] */
+    for (unsigned i = 0; i < nkeep; i++)
+        give[n++] = keep[i];
+    struct at_child c = {.at = at, .nsfd = nsfd, .out = pipefd[1], .body = body, .ctx = ctx};
+    pid_t child = spawner_fork(give, n, nsfd[PLACE_PID], at_child_main, &c);
     int forked = errno;
-    if (child == 0 && back >= 0)
-        close(back); /* the child lives in that namespace now */
-    else
-        pid_restore(back);
-    if (child < 0) {
-        if (back != -2)
-            snprintf(err, errlen, "fork%s: %s", nsfd[PLACE_PID] >= 0 ? " into a PID namespace" : "",
-                     strerror(forked));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        close_place(nsfd);
-        return -1;
-    }
-    if (child == 0) {
-        proc_child_signals();
-        *entered = enter_place(at, nsfd);
-        return 0;
-    }
     close(pipefd[1]);
     close_place(nsfd);
+    if (child < 0) {
+        snprintf(err, errlen, "fork%s: %s", nsfd[PLACE_PID] >= 0 ? " into a PID namespace" : "",
+                 strerror(forked));
+        close(pipefd[0]);
+        return -1;
+    }
     return child;
 }
 
@@ -304,41 +291,64 @@ struct spawn_said {
     int value;
 };
 
-/* In the child of proc_spawn_at (e: an errno of entering its place, or
- * 0): with twice, forks the program and stays, as its intermediate, until
- * the parent says go; then (the program) its own session, output to logfd,
- * stdin from /dev/null, and the exec.  What fails is said on out. */
-static _Noreturn void spawn_child(bool twice, int e, int logfd, const int go[2], int out,
-                                  char *const argv[])
+/* What proc_spawn_at's child needs. */
+struct spawn_job {
+    bool twice;
+    int logfd;
+    const int *go;
+    char *const *argv;
+    int e;   /* an errno of getting there, or 0 */
+    int out; /* the pipe to the parent */
+};
+
+/* The program: its own session, output to logfd, stdin from /dev/null,
+ * and the exec.  What fails is said on out. */
+static _Noreturn void spawn_program(struct spawn_job *j)
 {
     struct spawn_said m = {.what = 'E'};
-    if (twice && !e) {
-        pid_t program = fork();
-        if (program < 0) {
-            e = errno;
-        } else if (program > 0) {
-            m.what = 'F';
-            char c;
-            if (write(out, &m, sizeof m) != (ssize_t)sizeof m || read(go[0], &c, 1) < 0)
-                _exit(126);
-            _exit(0);
-        }
-    }
+    int e = j->e;
     /* Only the namespaces asked for: entering a mount namespace we do
      * not need would copy the mount table and pin mounts of others. */
-    if (!e && (setsid() < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0))
+    if (!e && (setsid() < 0 || dup2(j->logfd, 1) < 0 || dup2(j->logfd, 2) < 0))
         e = errno;
     int devnull = open("/dev/null", O_RDONLY);
     if (!e && (devnull < 0 || dup2(devnull, 0) < 0))
         e = errno;
     if (!e) {
-        execvp(argv[0], argv);
+        execvp(j->argv[0], j->argv);
         e = errno;
     }
     m.value = e;
-    if (write(out, &m, sizeof m) != (ssize_t)sizeof m)
+    if (write(j->out, &m, sizeof m) != (ssize_t)sizeof m)
         _exit(126);
     _exit(127);
+}
+
+static void spawn_program_main(void *ctx)
+{
+    spawn_program(ctx);
+}
+
+/* In the child of proc_spawn_at: with twice, forks the program and stays,
+ * as its intermediate, until the parent says go; else it is the program. */
+static void spawn_child(void *ctx, int e, int out)
+{
+    struct spawn_job *j = ctx;
+    j->e = e;
+    j->out = out;
+    if (j->twice && !e) {
+        pid_t program = spawner_fork(NULL, 0, -1, spawn_program_main, j);
+        if (program < 0) {
+            j->e = errno;
+        } else {
+            struct spawn_said m = {.what = 'F'};
+            char c;
+            if (write(out, &m, sizeof m) != (ssize_t)sizeof m || read(j->go[0], &c, 1) < 0)
+                _exit(126);
+            _exit(0);
+        }
+    }
+    spawn_program(j);
 }
 
 /* In the parent of proc_spawn_at: reads what child (and, twice, its
@@ -401,7 +411,9 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
         return -1;
     }
     int pipefd[2], e = 0;
-    pid_t child = fork_at(at, pipefd, &e, err, errlen);
+    struct spawn_job job = {.twice = twice, .logfd = logfd, .go = go, .argv = argv};
+    int keep[3] = {logfd, go[0], go[1]};
+    pid_t child = fork_at(at, pipefd, keep, twice ? 3 : 1, spawn_child, &job, err, errlen);
     if (child < 0) {
         close(logfd);
         if (twice) {
@@ -410,8 +422,6 @@ int proc_spawn_at(const struct proc_place *at, char *const argv[], const char *l
         }
         return -1;
     }
-    if (child == 0)
-        spawn_child(twice, e, logfd, go, pipefd[1], argv);
     close(logfd);
     pid_t program = spawn_wait(child, twice, go, pipefd[0], &e);
     if (!e && !program)
@@ -446,43 +456,60 @@ static void init_say(int fd, char what, int value, const char *step)
         _exit(126);
 }
 
+/* What proc_start_init's child and grandchild need. */
+struct init_job {
+    char *const *argv;
+    int out;
+};
+
+/* The grandchild: PID 1 of the new namespace. */
+static void init_main(void *ctx)
+{
+    struct init_job *j = ctx;
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    /* its own /proc, in the mount namespace the setup made;
+     * nothing of ours stays open in it past its exec */
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        init_say(j->out, 'E', errno, "mount /proc");
+    else if (setsid() < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+             dup2(null, 2) < 0)
+        init_say(j->out, 'E', errno, "stdio");
+    else {
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+        execv(j->argv[0], j->argv);
+        init_say(j->out, 'E', errno, "exec");
+    }
+    _exit(127);
+}
+
+/* The child, at its place: a PID namespace of its own for its children,
+ * and the init in it. */
+static void init_parent(void *ctx, int e, int out)
+{
+    struct init_job *j = ctx;
+    j->out = out;
+    if (e) {
+        init_say(out, 'E', e, "enter");
+    } else if (unshare(CLONE_NEWPID) != 0) {
+        init_say(out, 'E', errno, "unshare");
+    } else {
+        pid_t init = spawner_fork(NULL, 0, -1, init_main, j);
+        if (init < 0)
+            init_say(out, 'E', errno, "fork");
+        else
+            init_say(out, 'P', (int)init, "");
+    }
+    _exit(0);
+}
+
 int proc_start_init(const struct proc_place *at, char *const argv[], pid_t *pid,
                     uint64_t *start, char *err, size_t errlen)
 {
-    int pipefd[2], e = 0;
-    pid_t child = fork_at(at, pipefd, &e, err, errlen);
+    int pipefd[2];
+    struct init_job job = {.argv = argv};
+    pid_t child = fork_at(at, pipefd, NULL, 0, init_parent, &job, err, errlen);
     if (child < 0)
         return -1;
-    if (child == 0) {
-        if (e)
-            init_say(pipefd[1], 'E', e, "enter");
-        else if (unshare(CLONE_NEWPID) != 0)
-            init_say(pipefd[1], 'E', errno, "unshare");
-        else {
-            pid_t init = fork(); /* PID 1 of the new namespace */
-            if (init == 0) {
-                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-                /* its own /proc, in the mount namespace the setup made;
-                 * nothing of ours stays open in it past its exec */
-                if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-                    init_say(pipefd[1], 'E', errno, "mount /proc");
-                else if (setsid() < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-                         dup2(null, 2) < 0)
-                    init_say(pipefd[1], 'E', errno, "stdio");
-                else {
-                    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-                    execv(argv[0], argv);
-                    init_say(pipefd[1], 'E', errno, "exec");
-                }
-                _exit(127);
-            }
-            if (init < 0)
-                init_say(pipefd[1], 'E', errno, "fork");
-            else
-                init_say(pipefd[1], 'P', (int)init, "");
-        }
-        _exit(0);
-    }
     struct init_said m;
     pid_t init = 0;
     char why[160] = "";
@@ -515,24 +542,34 @@ int proc_start_init(const struct proc_place *at, char *const argv[], pid_t *pid,
     return 0;
 }
 
+struct call_job {
+    const struct proc_place *at;
+    int (*fn)(void *ctx, char *err, size_t errlen);
+    void *ctx;
+};
+
+static void call_child(void *ctx, int e, int out)
+{
+    struct call_job *j = ctx;
+    char msg[1024] = "";
+    int rc = -1;
+    if (e)
+        enter_failed(j->at, e, msg, sizeof msg);
+    else
+        rc = j->fn(j->ctx, msg, sizeof msg);
+    if (rc != 0 && write(out, msg, strlen(msg)) < 0)
+        _exit(2);
+    _exit(rc != 0);
+}
+
 int proc_call_at(const struct proc_place *at, int (*fn)(void *ctx, char *err, size_t errlen),
                  void *ctx, char *err, size_t errlen)
 {
-    int pipefd[2], e = 0;
-    pid_t child = fork_at(at, pipefd, &e, err, errlen);
+    int pipefd[2];
+    struct call_job job = {.at = at, .fn = fn, .ctx = ctx};
+    pid_t child = fork_at(at, pipefd, NULL, 0, call_child, &job, err, errlen);
     if (child < 0)
         return -1;
-    if (child == 0) {
-        char msg[1024] = "";
-        int rc = -1;
-        if (e)
-            enter_failed(at, e, msg, sizeof msg);
-        else
-            rc = fn(ctx, msg, sizeof msg);
-        if (rc != 0 && write(pipefd[1], msg, strlen(msg)) < 0)
-            _exit(2);
-        _exit(rc != 0);
-    }
     char msg[1024];
     size_t used = 0;
     for (;;) { /* until the child exits and the pipe closes */
@@ -589,8 +626,9 @@ int proc_call_at_shared(const struct proc_place *at,
         close_place(s.nsfd);
         return -1;
     }
-    int back = pid_enter(s.nsfd, err, errlen);
-    if (back == -2) {
+    int back = s.nsfd[PLACE_PID] >= 0 ? spawner_pidns_enter(s.nsfd[PLACE_PID]) : -1;
+    if (s.nsfd[PLACE_PID] >= 0 && back < 0) {
+        snprintf(err, errlen, "cannot enter a PID namespace for a child: %s", strerror(errno));
         munmap(stack, size);
         close_place(s.nsfd);
         return -1;
@@ -598,7 +636,8 @@ int proc_call_at_shared(const struct proc_place *at,
     pid_t child = clone(shared_child, stack + size, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD,
                         &s);
     int e = errno, status = 0;
-    pid_restore(back);
+    if (back >= 0)
+        spawner_pidns_leave(back);
     if (child > 0)
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
             ;
@@ -781,27 +820,36 @@ int proc_run_in(const char *netns, char *const argv[], char *out, size_t outlen,
     return proc_run_at(&at, argv, out, outlen, timeout_ms);
 }
 
+struct run_job {
+    const struct proc_place *at;
+    char *const *argv;
+};
+
+static void run_child(void *ctx, int e, int out)
+{
+    struct run_job *j = ctx;
+    if (e) {
+        char msg[192];
+        enter_failed(j->at, e, msg, sizeof msg);
+        dprintf(out, "%s", msg);
+        _exit(127);
+    }
+    dup2(out, 1);
+    dup2(out, 2);
+    execvp(j->argv[0], j->argv);
+    dprintf(2, "cannot run %s: %s", j->argv[0], strerror(errno));
+    _exit(127);
+}
+
 int proc_run_at(const struct proc_place *at, char *const argv[], char *out, size_t outlen,
                 int timeout_ms)
 {
     out[0] = '\0';
-    int pipefd[2], e = 0;
-    pid_t child = fork_at(at, pipefd, &e, out, outlen);
+    int pipefd[2];
+    struct run_job job = {.at = at, .argv = argv};
+    pid_t child = fork_at(at, pipefd, NULL, 0, run_child, &job, out, outlen);
     if (child < 0)
         return -1;
-    if (child == 0) {
-        if (e) {
-            char msg[192];
-            enter_failed(at, e, msg, sizeof msg);
-            dprintf(pipefd[1], "%s", msg);
-            _exit(127);
-        }
-        dup2(pipefd[1], 1);
-        dup2(pipefd[1], 2);
-        execvp(argv[0], argv);
-        dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
-        _exit(127);
-    }
     size_t used = 0;
     uint64_t until = mono_ns() + (uint64_t)timeout_ms * 1000000;
     bool timed_out = false;

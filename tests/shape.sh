@@ -16,6 +16,11 @@
 #                     a loop (nm of BUILD_DIR/obj), named in sorted order
 #   include-circle A B ...
 #                     headers that include each other round a loop
+#   own-fork F (CALL) a .c file other than lib/spawner.c whose object calls
+#                     fork() (or vfork, posix_spawn, system, popen): every
+#                     child is forked by the spawner, from a
+#                     descriptor table without the target's files
+#                     (lib/spawner.h)
 #
 # Exit 1 with every finding, 0 when there is none; 2 when the objects are
 # missing.
@@ -30,7 +35,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/fl-shape-XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 
 # The sources, without the programs of their own (not part of libfaultline).
-find $ROOTS -type f -name '*.c' ! -name main.c ! -name wcache.c 2> /dev/null | LC_ALL=C sort > "$TMP/c"
+find $ROOTS -type f -name '*.c' ! -name main.c ! -name wcache.c ! -path harness/lab/disk/disk.c \
+    2> /dev/null | LC_ALL=C sort > "$TMP/c"
 find $ROOTS -type f -name '*.h' 2> /dev/null | LC_ALL=C sort > "$TMP/h"
 
 # --- long files and long functions
@@ -90,6 +96,9 @@ loops() { # EDGES KIND: one line per loop, the files in tsort's order
         END { flush() }' | LC_ALL=C sort -u
 }
 loops "$TMP/calls" call-circle >> "$TMP/findings"
+awk '$1 ~ /^(fork|vfork|posix_spawnp?|system|popen)$/ && $2 != "lib/spawner.c" {
+        print "own-fork", $2, "(" $1 ")" }' "$TMP/uses" |
+    LC_ALL=C sort -u >> "$TMP/findings"
 
 # --- circles of includes, between headers
 while IFS= read -r h; do
@@ -109,4 +118,5 @@ if [ "$bad" -gt 0 ]; then
     echo "shape: $bad findings in $files C files"
     exit 1
 fi
-echo "shape: $files C files: none over $MAX_FILE lines, no function over $MAX_FUNCTION, no circle"
+echo "shape: $files C files: none over $MAX_FILE lines, no function over $MAX_FUNCTION, no circle," \
+    "no fork() but the spawner's"

@@ -340,15 +340,21 @@ static int complete(struct run *r, struct io *io)
          * failure, yet it is no error. */
         bool certain = ok && !io->doubtful;
         uint64_t local = io->block / e->workers;
+        uint64_t acks_before = statemap_acked_total(e->map);
         if (statemap_write_done(e->map, local, io->gen, certain, e->be->durable_writes) != 0) {
             snprintf(e->err, sizeof e->err, "out of memory for the state map");
             return -1;
         }
         if (e->journal) {
-            if (certain)
+            if (certain) {
+                /* In the journal with the next sealed batch; in acks.bin at
+                 * the end of this reap, so that a kill before that seal
+                 * loses no more than this reap's completions. */
                 journal_done(e->journal, local, io->gen, e->be->durable_writes, io->t_done);
-            else
+                journal_ack(e->journal, local, io->gen, e->be->durable_writes, acks_before);
+            } else {
                 journal_fail(e->journal, local, io->gen, io->t_done);
+            }
         }
         if (ok && io->doubtful)
             e->doubtful_writes++;
@@ -383,11 +389,15 @@ static int reap(struct run *r, int wait_ms)
         return -1;
     }
     uint64_t t = now_rel(e);
-    for (int i = 0; i < n; i++) {
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
         done[i]->t_done = t;
-        if (complete(r, done[i]) != 0)
-            return -1;
+        rc = complete(r, done[i]);
     }
+    if (e->journal)
+        journal_ack_write(e->journal); /* this reap's completions: one write */
+    if (rc != 0)
+        return -1;
     r->reaped_at = n ? t : 0;
     return 0;
 }

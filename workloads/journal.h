@@ -2,7 +2,7 @@
  * journal — the run's state on disk, so that verification survives a crash
  * of the harness or of the client node.
  *
- * Two files in the run directory:
+ * Three files in the run directory:
  *
  *   state.bin    a checkpoint of the state map (durable generations, pending
  *                entries, the ack queue), written to state.tmp, synced and
@@ -23,6 +23,14 @@
  *                with whole ones after it, a gap in the numbers or a whole
  *                batch that fails its crc is damage, refused.  The
  *                previous segment is kept as journal.old.
+ *   acks.bin     a ring of the latest write completions, written once per
+ *                reap and never synced (journal_acks.c): a completion
+ *                record waits in the current batch until the next batch of
+ *                intents is sealed, and a SIGKILL would lose thousands;
+ *                the ring outlives the process in the page cache, and a
+ *                load after a crash takes from it what the journal lacks.
+ *                A killed run so loses at most one reap's acknowledgements
+ *                (the I/O depth).  Not kept once a run ended cleanly.
  *
  * Every header (state.bin's, a segment's) has a crc of its own, and the
  * formats a version: files of an older faultline, of another run, or
@@ -34,7 +42,8 @@
  * committer thread writes and fdatasyncs it while the previous batch is being
  * issued, so one fdatasync covers hundreds of writes (group commit) and the
  * workload rarely waits.  Completion and flush records need no sync of their
- * own: losing them only makes verification more permissive, never wrong.
+ * own: losing them only makes verification more permissive, never wrong
+ * (and acks.bin gets most of the completions back after a kill).
  *
  * Replay drives the very same state-map transitions as the engine did.
  *
@@ -85,6 +94,17 @@ void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns);
 void journal_flush(struct journal *j, uint64_t cover, uint64_t t_ns);
 void journal_power_loss(struct journal *j, uint8_t tag, bool end, uint64_t t_ns);
 
+/* A write's completion into acks.bin (journal_done puts it in the journal;
+ * the engine calls both): staged here, written by journal_ack_write.
+ * acks_before: statemap_acked_total() before the completion was applied,
+ * which tells a recovery what the journal already counted. */
+void journal_ack(struct journal *j, uint64_t block, gen_t gen, bool durable_now,
+                 uint64_t acks_before);
+
+/* Writes what journal_ack staged: one pwrite, once per reap.  A failure
+ * fails the journal (journal_status). */
+void journal_ack_write(struct journal *j);
+
 /* Hands the current batch to the committer; returns its ticket. */
 uint64_t journal_seal(struct journal *j);
 
@@ -124,11 +144,13 @@ struct load_info {
     bool had_journal;     /* journal.bin was present */
     uint64_t replayed;    /* records replayed on top of the checkpoint */
     bool torn_tail;       /* replay stopped at a torn last batch */
+    uint64_t acks_recovered; /* completions applied from acks.bin, missing from the journal */
 };
 
 /* Rebuilds the state of the run in dir: state.bin plus journal replay, and
- * checks journal.old.  Initialises m.  0, or -1 with err filled (naming the
- * damaged file and the byte offset). */
+ * checks journal.old; for a run that did not end cleanly, then the
+ * completions acks.bin has and the journal lacks.  Initialises m.  0, or
+ * -1 with err filled (naming the damaged file and the byte offset). */
 int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struct load_info *info,
                char *err, size_t errlen);
 

@@ -2,7 +2,8 @@
  * journal_commit — a running journal: records gathered into batches by the
  * engine's thread, written and fdatasynced by a committer thread of their
  * own (group commit), checkpoints taken between segments, and the
- * rotation of journal.bin to journal.old.
+ * rotation of journal.bin to journal.old.  The engine's thread also writes
+ * acks.bin (journal_acks.c) through it: the completions of each reap.
  */
 #include "journal_internal.h"
 
@@ -42,6 +43,7 @@ struct journal {
     uint64_t segment;
     uint64_t seg_bytes;
     uint64_t snap_ticket; /* of the last snapshot: its state.tmp is in use until then */
+    struct ackring acks;  /* acks.bin */
 
     /* shared */
     pthread_mutex_t mu;
@@ -224,13 +226,16 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
      * state_load() fills it in. */
     int rc = journal_state_write_tmp(dir, meta, &empty, j->segment, false, true, err, errlen);
     statemap_free(&empty);
-    if (rc != 0 || journal_state_install(dir, err, errlen) != 0) {
+    if (rc != 0 || journal_state_install(dir, err, errlen) != 0 ||
+        journal_acks_open(&j->acks, dir, meta, err, errlen) != 0) {
         free(j->cur);
         free(j);
         return NULL;
     }
+    /* segment_open syncs the directory: acks.bin's name with journal.bin's. */
     j->fd = segment_open(dir, meta, j->segment, err, errlen);
     if (j->fd < 0) {
+        journal_acks_close(&j->acks);
         free(j->cur);
         free(j);
         return NULL;
@@ -242,6 +247,7 @@ struct journal *journal_create(const char *dir, const struct run_meta *meta, cha
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the journal thread: %s", strerror(rc));
         close(j->fd);
+        journal_acks_close(&j->acks);
         free(j->cur);
         free(j);
         return NULL;
@@ -274,6 +280,31 @@ void journal_intent(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
 void journal_done(struct journal *j, uint64_t block, gen_t gen, bool durable_now, uint64_t t_ns)
 {
     add_record(j, durable_now ? J_DONE_DURABLE : J_DONE, block, gen, t_ns);
+}
+
+/* A failed write of acks.bin fails the journal, as one of journal.bin
+ * does: a run directory that cannot take what the run must keep ends the
+ * run, rather than leave a crash's accounting short without a word. */
+static void acks_failed(struct journal *j)
+{
+    char msg[PATH_MAX + 512];
+    snprintf(msg, sizeof msg, "cannot write %s/acks.bin: %s", j->dir, strerror(errno));
+    pthread_mutex_lock(&j->mu);
+    fail_locked(j, msg);
+    pthread_mutex_unlock(&j->mu);
+}
+
+void journal_ack(struct journal *j, uint64_t block, gen_t gen, bool durable_now,
+                 uint64_t acks_before)
+{
+    if (!j->failed && journal_acks_stage(&j->acks, block, gen, durable_now, acks_before) != 0)
+        acks_failed(j);
+}
+
+void journal_ack_write(struct journal *j)
+{
+    if (!j->failed && journal_acks_write(&j->acks) != 0)
+        acks_failed(j);
 }
 
 void journal_fail(struct journal *j, uint64_t block, gen_t gen, uint64_t t_ns)
@@ -395,6 +426,7 @@ int journal_close(struct journal *j, const struct statemap *m, bool final, char 
                   size_t errlen)
 {
     int rc = 0;
+    journal_ack_write(j); /* what the last reap left; the checkpoint has it too */
     if (m && snapshot(j, m, final) != 0) {
         snprintf(err, errlen, "out of memory writing the final checkpoint");
         rc = -1;
@@ -412,6 +444,14 @@ int journal_close(struct journal *j, const struct statemap *m, bool final, char 
         free_item(it);
     }
     close(j->fd);
+    journal_acks_close(&j->acks);
+    if (rc == 0 && m && final) {
+        /* The final checkpoint has every completion: nothing reads the ring
+         * again (state_load looks at it only after a crash). */
+        char path[PATH_MAX + 16];
+        journal_path_in(path, sizeof path, j->dir, "acks.bin");
+        unlink(path);
+    }
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->done);

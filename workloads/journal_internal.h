@@ -12,6 +12,8 @@
  *   journal_replay.c      the state of a run rebuilt: checkpoint + replay
  *   journal_history.c     the past from the segments: when a write
  *                         completed, what a read of another client could see
+ *   journal_acks.c        acks.bin: the completions a killed run had not
+ *                         yet sealed into journal.bin, and their recovery
  */
 #ifndef FL_JOURNAL_INTERNAL_H
 #define FL_JOURNAL_INTERNAL_H
@@ -171,6 +173,67 @@ int journal_state_install(const char *dir, char *err, size_t n);
  * itself, into a fresh m.  0, or -1 with err (m freed). */
 int journal_load_checkpoint(const char *dir, struct shead *h, struct run_meta *meta,
                             struct statemap *m, char *err, size_t errlen);
+
+/* acks.bin (journal_acks.c, whose header comment says why and how): a
+ * header, then ACKS_SLOTS records; the record numbered seq (1, 2, ... per
+ * worker) is in slot seq % ACKS_SLOTS.  "FLACKS1": the first format. */
+#define ACKS_MAGIC "FLACKS1"
+#define ACKS_FAMILY "FLACKS"
+#define ACKS_SLOTS 65536u /* over PLAN_CAP (engine.c) plus the deepest depth */
+#define ACKS_STAGE 256u   /* records gathered before one write: a reap's at most */
+struct ackhead {
+    char magic[8];
+    uint64_t run_id;
+    uint32_t worker;
+    uint32_t slots;    /* ACKS_SLOTS */
+    uint32_t rec_size; /* sizeof(struct ackrec) */
+    uint32_t crc;      /* over the header before this field */
+};
+_Static_assert(sizeof(struct ackhead) == 32, "acks.bin header layout");
+struct ackrec {
+    uint64_t seq;   /* 0: an empty slot */
+    uint64_t block; /* local, as in the journal */
+    uint64_t acks;  /* statemap_acked_total() before this completion */
+    uint16_t gen;
+    uint8_t durable; /* written with O_DSYNC/FUA: durable at once */
+    uint8_t zero;
+    uint32_t crc; /* over the record before this field */
+};
+_Static_assert(sizeof(struct ackrec) == 32, "acks.bin record layout");
+
+/* A running journal's acks.bin: records gathered by the engine's thread,
+ * written once per reap. */
+struct ackring {
+    int fd;
+    uint64_t seq; /* the last record's number */
+    struct ackrec stage[ACKS_STAGE];
+    unsigned staged;
+};
+
+/* --- journal_acks.c --- */
+
+/* Creates dir/acks.bin for the run in meta (as acks.new, synced, renamed:
+ * never a half-made header).  0, or -1 with err. */
+int journal_acks_open(struct ackring *a, const char *dir, const struct run_meta *meta, char *err,
+                      size_t n);
+
+/* Adds one completion to the stage; a full stage is written first.  0, or
+ * -1 (errno) when that write failed. */
+int journal_acks_stage(struct ackring *a, uint64_t block, gen_t gen, bool durable, uint64_t acks);
+
+/* Writes the staged records: one pwrite, two where the ring wraps.  0, or
+ * -1 (errno). */
+int journal_acks_write(struct ackring *a);
+
+/* Closes the ring's file (what is staged is dropped: write it first). */
+void journal_acks_close(struct ackring *a);
+
+/* After checkpoint and replay of a run that did not end cleanly: applies
+ * to m what acks.bin knows and m does not, counting it in *applied.  No
+ * acks.bin (an older faultline's run) is nothing to apply.  0, or -1 with
+ * err (a damaged acks.bin, named with the byte offset; memory short). */
+int journal_acks_recover(const char *dir, const struct run_meta *meta, struct statemap *m,
+                         uint64_t *applied, char *err, size_t n);
 
 /* --- journal_replay.c --- */
 

@@ -1,7 +1,8 @@
 /*
  * journal_replay — the state of a run rebuilt after the fact: state.bin's
  * checkpoint, journal.bin's records replayed on top of it through the very
- * state-map transitions the engine drove, and journal.old checked.
+ * state-map transitions the engine drove, journal.old checked, and after a
+ * crash the completions only acks.bin kept (journal_acks.c).
  */
 #include "journal_internal.h"
 
@@ -155,8 +156,13 @@ int state_load(const char *dir, struct run_meta *meta, struct statemap *m, struc
         return -1;
     info->final = h.flags & STATE_FINAL;
     info->journaled = h.flags & STATE_JOURNALED;
+    /* A run that ended cleanly has every completion in its last checkpoint;
+     * after a crash, those the kill kept from the journal come last: they
+     * happened after everything journal.bin holds. */
     if (replay_journal(dir, &h, meta, m, info, err, errlen) != 0 ||
-        check_old_segment(dir, &h, err, errlen) != 0) {
+        check_old_segment(dir, &h, err, errlen) != 0 ||
+        (!info->final && info->journaled &&
+         journal_acks_recover(dir, meta, m, &info->acks_recovered, err, errlen) != 0)) {
         statemap_free(m);
         return -1;
     }

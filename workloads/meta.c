@@ -16,6 +16,7 @@
 #include "../lib/batchlog.h"
 #include "journal.h"
 #include "meta_internal.h"
+#include "tree.h"
 
 static const char *const op_names[MOP_COUNT] = {"mkdir", "create", "rename",
                                                 "unlink", "stat", "readdir"};
@@ -687,11 +688,22 @@ int meta_init(struct meta_stream *s, const char *root, unsigned index, uint64_t 
     snprintf(s->rel, sizeof s->rel, "meta-%u", index);
     snprintf(s->dir, sizeof s->dir, "%s/%s", root, s->rel);
     findings_init(&s->findings, findings_limit);
-    if (!existing && mkdir(s->dir, 0755) != 0) {
-        snprintf(s->err, sizeof s->err, "cannot create %s: %s", s->dir, strerror(errno));
+    if (existing || mkdir(s->dir, 0755) == 0)
+        return 0;
+    int e = errno;
+    char why[600];
+    /* There after the tree was emptied: an entry the listing did not show
+     * (tree_remove_stale says when); removed, and made anew. */
+    if (e == EEXIST && tree_remove_stale(root, s->rel, why, sizeof why) == 0) {
+        if (mkdir(s->dir, 0755) == 0)
+            return 0;
+        e = errno;
+    } else if (e == EEXIST) {
+        snprintf(s->err, sizeof s->err, "%s", why); /* it names the path */
         return -1;
     }
-    return 0;
+    snprintf(s->err, sizeof s->err, "cannot create %s: %s", s->dir, strerror(e));
+    return -1;
 }
 
 void meta_free(struct meta_stream *s)

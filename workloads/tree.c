@@ -365,6 +365,32 @@ int tree_empty(const char *root, char *err, size_t errlen)
     return 0;
 }
 
+static int remove_any(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int tree_remove_stale(const char *root, const char *name, char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", root, TREE_MARKER);
+    if (access(path, F_OK) != 0) {
+        snprintf(err, errlen, "%s has no %s: not a tree of faultline, %s left alone", root,
+                 TREE_MARKER, name);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    if (nftw(path, remove_any, 32, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot remove %s, left by an earlier run: %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Empties an earlier tree at root, refusing a directory faultline did not
  * make. */
 static int clear_root(const struct tree *t, char *err, size_t errlen)

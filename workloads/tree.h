@@ -104,6 +104,14 @@ int tree_create(const struct tree *t, tree_progress_fn progress, void *ctx, char
  * it.  A missing root is fine.  0, or -1 with err. */
 int tree_empty(const char *root, char *err, size_t errlen);
 
+/* Removes root/name and everything in it, root being a tree faultline made
+ * (it carries the marker; refused otherwise).  For what tree_empty could
+ * not see: a replicated filesystem whose replica that lists the directory
+ * lost an entry in a power cut, which a lookup still finds on the others
+ * (GlusterFS, after a brick's power cut: a run's mkdir of a name tree_empty
+ * had just emptied the root of then fails with EEXIST).  0, or -1 with err. */
+int tree_remove_stale(const char *root, const char *name, char *err, size_t errlen);
+
 /* What a walk of the tree on disk found that the layout does not allow. */
 enum tree_damage { TREE_MISSING, TREE_UNEXPECTED, TREE_WRONG_SIZE };
 typedef void (*tree_damage_fn)(void *ctx, enum tree_damage what, const char *relpath,

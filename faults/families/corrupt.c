@@ -66,11 +66,13 @@ static const struct key_def corrupt_keys[] = {
      "of the volume; default: the tree of the target), the bit-rot case; the clients' view "
      "is not touched. scrub: the server whose copy the lab checks against the others", 0},
     {"offset", KEY_SIZE, "0", NULL, FAULT_PARAM(struct corrupt_params, offset), 0, 0,
-     "corrupt: first byte", 0},
+     "corrupt: first byte. disk-errors: first byte of the bad range", 0},
     {"length", KEY_SIZE, NULL, NULL, FAULT_PARAM(struct corrupt_params, length), 1, 0,
-     "corrupt: bytes from offset", 0},
+     "corrupt: bytes from offset. disk-errors: bytes of the bad range from offset", 0},
     {"blocks", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct corrupt_params, blocks), 1, MAX_RANGES,
-     "corrupt: this many random blocks (of the workload's block size) instead", 0},
+     "corrupt: this many random blocks (of the workload's block size) instead. disk-errors: "
+     "this many random 4 KiB blocks of the disk are bad, drawn from the run's seed (neither "
+     "blocks nor offset: every I/O fails)", 0},
     {"mode", KEY_CHOICE, "random", "random|zero|bitflip", FAULT_PARAM(struct corrupt_params, mode),
      0, 0, "corrupt: random bytes, zeroes, or one bit flipped in every byte", 0},
     {"seed", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct corrupt_params, seed), 0, 0,

@@ -19,7 +19,8 @@ _Static_assert(sizeof(struct loss_params) <= FAULT_PARAMS_MAX, "loss params");
 static const struct key_def loss_keys[] = {
     FAULT_KEY_DURATION,
     {"percent", KEY_PERCENT, NULL, NULL, FAULT_PARAM(struct loss_params, percent), 0, 0,
-     "loss: share of packets dropped (required)", 0},
+     "loss: share of packets dropped (required). disk-errors: share of the I/Os that touch "
+     "the bad ranges that fail (default 100; lab servers only below 100)", 0},
     {"port", KEY_COUNT, NULL, NULL, FAULT_PARAM(struct loss_params, port), 1, 65535,
      "loss: only TCP to or from this port (3260 for iSCSI)", 0},
     FAULT_KEY_DIRECTION(struct loss_params, direction),

@@ -242,6 +242,7 @@ static void on_prepare(struct agent *a, const struct jl_obj *m)
     uint64_t v = 0;
     env->block_size = jl_u64(m, "block", &v) ? (uint32_t)v : 4096;
     env->target_bytes = jl_u64(m, "target_bytes", &v) ? v : 0;
+    env->seed = jl_u64(m, "seed", &v) ? v : 0;
     static char target_path[PATH_MAX], allow_paths[1024]; /* one run per agent */
     text(m, "target_path", target_path, sizeof target_path);
     text(m, "allow_paths", allow_paths, sizeof allow_paths);

@@ -19,6 +19,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/selfid.h"
+#include "../../lib/spawner.h"
 #include "sshcmd.h"
 
 #define HELLO_TIMEOUT_MS 30000 /* ssh's login and, when needed, the copy */
@@ -122,6 +123,32 @@ static void bootstrap_script(const struct ssh_dest *d, size_t size, const char *
              REMOTE_ROOT_AGENT_DIR, REMOTE_USER_AGENT_DIR, boot_body);
 }
 
+/* What the ssh child needs. */
+struct ssh_job {
+    pid_t parent;
+    int in, out, log;
+    char **argv;
+};
+
+static void ssh_main(void *ctx)
+{
+    const struct ssh_job *j = ctx;
+    /* ssh dies with us: a controller that is gone closes the session,
+     * and the agent restores its host at once. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != j->parent)
+        _exit(127);
+    dup2(j->in, 0);
+    dup2(j->out, 1);
+    if (j->log >= 0)
+        dup2(j->log, 2);
+    setpgid(0, 0); /* our SIGINT is ours; the agent hears of it through us */
+    proc_child_signals();
+    execvp("ssh", j->argv);
+    dprintf(2, "cannot run ssh: %s\n", strerror(errno));
+    _exit(127);
+}
+
 /* Starts ssh with the agent's bootstrap; r->to/from/ssh filled. */
 static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *script, char *err,
                      size_t errlen)
@@ -132,38 +159,30 @@ static int spawn_ssh(struct remote *r, const struct ssh_dest *d, const char *scr
     struct sshcmd c;
     sshcmd_argv(d, command, &c);
 
-    int in[2], out[2];
+    int in[2] = {-1, -1}, out[2] = {-1, -1};
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot make pipes for ssh: %s", strerror(errno));
+        for (int i = 0; i < 2; i++)
+            if (in[i] >= 0)
+                close(in[i]);
         return -1;
     }
     int log = open(r->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "cannot fork for ssh: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        /* ssh dies with us: a controller that is gone closes the session,
-         * and the agent restores its host at once. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        if (log >= 0)
-            dup2(log, 2);
-        setpgid(0, 0); /* our SIGINT is ours; the agent hears of it through us */
-        proc_child_signals();
-        execvp("ssh", c.argv);
-        dprintf(2, "cannot run ssh: %s\n", strerror(errno));
-        _exit(127);
-    }
+    struct ssh_job job = {.parent = getpid(), .in = in[0], .out = out[1], .log = log,
+                          .argv = c.argv};
+    int keep[3] = {in[0], out[1], log};
+    pid_t pid = spawner_fork(keep, log >= 0 ? 3 : 2, -1, ssh_main, &job);
+    int e = errno;
     if (log >= 0)
         close(log);
     close(in[0]);
     close(out[1]);
+    if (pid < 0) {
+        close(in[1]);
+        close(out[0]);
+        snprintf(err, errlen, "cannot fork for ssh: %s", strerror(e));
+        return -1;
+    }
     r->ssh = pid;
     r->to = in[1];
     r->from = out[0];

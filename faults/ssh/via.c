@@ -111,6 +111,7 @@ static int ssh_prepare(struct fault *f, char *err, size_t errlen)
     jl_put_str(&o, "peers", peers);
     jl_put_str(&o, "tag", env->tag);
     jl_put_u64(&o, "block", env->block_size);
+    jl_put_u64(&o, "seed", env->seed);
     jl_put_u64(&o, "target_bytes", env->target_bytes);
     jl_put_str(&o, "target_path", env->target_path ? env->target_path : "");
     jl_put_bool(&o, "allow_destructive", env->allow_destructive);

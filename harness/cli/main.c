@@ -9,6 +9,7 @@
 
 #include "../../faults/ssh/agent.h"
 #include "../../lib/selfid.h"
+#include "../../lib/spawner.h"
 #include "../live/buildinfo.h"
 #include "cleanup.h"
 #include "../compare/compare.h"
@@ -295,6 +296,11 @@ int main(int argc, char **argv)
      * socket without MSG_NOSIGNAL.  Children get the default back
      * (proc_child_signals). */
     signal(SIGPIPE, SIG_IGN);
+    /* Before any file of a target is open: every child is forked from
+     * a table without one (lib/spawner.h). */
+    char serr[256];
+    if (spawner_start(serr, sizeof serr) != 0)
+        fprintf(stderr, "faultline: %s\n", serr);
     if (argc < 2)
         return bad_usage("no verb given", NULL, usage_main);
     const char *verb = argv[1];

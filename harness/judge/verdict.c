@@ -207,8 +207,11 @@ bool verdict_fault_happened(const struct fault *f, uint64_t end_ns, int interrup
 {
     why[0] = '\0';
     if (f->indeterminate) {
-        snprintf(why, n, "its agent on %s never answered: it may or may not have happened",
-                 f->via_host[0] ? f->via_host : f->spec.host);
+        if (f->unsure[0]) /* its family could not confirm it here */
+            snprintf(why, n, "%s: it may or may not have happened", f->unsure);
+        else
+            snprintf(why, n, "its agent on %s never answered: it may or may not have happened",
+                     f->via_host[0] ? f->via_host : f->spec.host);
         return false;
     }
     if (!f->applied) {
@@ -295,7 +298,7 @@ static enum verdict_outcome outcome_of(const struct verdict *v)
         return OUTCOME_INTERRUPTED;
     if (v->nmissed_counted)
         return OUTCOME_NOT_AS_WRITTEN;
-    return unknown_failed ? OUTCOME_FAIL : OUTCOME_PASS;
+    return unknown_failed || v->abandoned ? OUTCOME_FAIL : OUTCOME_PASS;
 }
 
 const char *verdict_word(const struct verdict *v)
@@ -379,6 +382,7 @@ static int check_rules(const struct verdict_input *in, struct verdict *v,
         return -1;
     v->pass = v->failed == 0;
     v->signal = in->interrupted;
+    v->abandoned = in->abandoned;
     if (in->run && find_missed(in, v) != 0)
         return -1;
     v->outcome = outcome_of(v);

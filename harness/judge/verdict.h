@@ -67,6 +67,8 @@ struct verdict_input {
     double max_stall_s;              /* over the whole workload; < 0: unknown */
     uint64_t end_ns;                 /* the workload's planned end (its duration) */
     int interrupted;                 /* the signal that cut the run short; 0: none */
+    bool abandoned;                  /* workers were left waiting on the target: the
+                                        sweep did not read every block (never pass) */
 };
 
 /* A fault that did not happen as the scenario wrote it, and why. */
@@ -93,6 +95,7 @@ struct verdict {
     bool pass;                       /* every rule held (the outcome says more) */
     enum verdict_outcome outcome;
     int signal;                      /* OUTCOME_INTERRUPTED: which signal */
+    bool abandoned;                  /* verdict_input's: pass is not possible */
     struct fault_miss *missed;       /* faults that did not happen as written */
     size_t nmissed, nmissed_counted;
     double value[M_RUN_COUNT]; /* every run metric, written or not ... */

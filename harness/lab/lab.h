@@ -12,6 +12,9 @@
  *                  is our own namespace, on the bridge through a veth pair
  *                  too (so that its cable can be pulled)
  *   lab_server.c   a server as a machine of its own, its power and disk
+ *   lab_disk.c     the disk layer: each server's disk image reached
+ *                  through faultline-disk, a FUSE file the disk faults
+ *                  command ([lab] disk_faults)
  *   lab_ssh.c      an OpenSSH server on every host
  *   lab_clients.c  client hosts c1..cN and the management network
  *   lab_load.c     a lab as its state file says it is
@@ -147,6 +150,15 @@ struct lab {
     struct lab_opts opts; /* as brought up (size: the kind's default when not given) */
     pid_t switch_sshd;    /* the switch's OpenSSH server, in our namespace */
     uint64_t switch_sshd_start;
+    /* The layers under its servers' disks (lab_disk.h) as the state records
+     * them ("disk NAME PID START", the newest of a name winning); none with
+     * [lab] disk_faults = no. */
+    struct lab_layer {
+        char name[16]; /* "gs1", "lun" */
+        pid_t pid;
+        uint64_t start;
+    } disks[LAB_MAX_HOSTS];
+    unsigned ndisks;
     _Alignas(max_align_t) unsigned char priv[LAB_PRIV_MAX]; /* the kind's own names */
 };
 
@@ -282,7 +294,9 @@ const struct lab_host *lab_host(const struct lab *lab, const char *name);
 bool lab_storage(const struct lab *lab, struct storage *st);
 
 /* For the manifest: the lab's storage described (lab_report.describe, or
- * its storage kind's).  false: nothing to describe. */
+ * its storage kind's) and, for a kind whose servers have disks, whether
+ * they were on the disk layer (about's disk_faults).  false: no storage
+ * described (no options to tell). */
 bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options);
 
 /* Where the lab's target is for us (empty when the kind serves none). */
@@ -297,7 +311,8 @@ void lab_fault_lab(const struct lab *lab, struct fault_lab *out);
 
 void lab_status(const struct lab *lab, bool json, FILE *out);
 
-/* `faultline lab up|down|status KIND [--prefix P] [--json] [--KEY VALUE]` */
+/* `faultline lab up|down|status KIND [--prefix P] [--json] [--KEY VALUE]`, and the
+ * verbs of one host: restart, power. */
 int cmd_lab(int argc, char **argv);
 
 /* How to reach lab host `host` (or LAB_SWITCH_HOST) over ssh, and the
@@ -305,6 +320,21 @@ int cmd_lab(int argc, char **argv);
  * the host has no sshd. */
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
                 size_t n);
+
+/* The power commands of lab server `host` as a BMC's are given in a [host]
+ * (power_off, power_on, power_status; faults/host.h), for a lab used with
+ * [lab] control = ssh: `faultline lab power KIND HOST off|on|status`, run
+ * from the controller through the switch's sshd, as a BMC is reached over
+ * its own network, never through the host it powers off.  false: the kind
+ * cannot cut power, host is not one of its servers, or a command would be
+ * too long (said on stderr). */
+bool lab_ssh_power(const struct lab *lab, const char *host, struct host_power *p);
+
+/* Whether lab server `host` has power, as the lab sees it now (its state
+ * reloaded): 1 on (its switch port up and its service, or its namespaces'
+ * init, running), 0 off (port down and nothing of it running), -1 neither
+ * or unknown; what says which parts were found so, or why not. */
+int lab_power_state(const struct lab *lab, const char *host, char *what, size_t n);
 
 /* The client host that this process runs in (by its network namespace): 1
  * for c1, ...; 0 when none (our own namespace). */

@@ -9,6 +9,10 @@
  *               mon.csN and osd.(N-1) (bluestore on a sparse file of
  *               [lab] size); mds.cs1 (started first: the active one) and
  *               mds.cs2 (the standby); mgr.cs1
+ *   disks       LAB/csN.img (xfs, [lab] size + 2 GiB: every daemon's
+ *               store), mounted on LAB/csN in the server only, reached
+ *               through its disk layer LAB/disk-csN/disk (lab_disk.h)
+ *               unless [lab] disk_faults = no
  *   pools       P-meta and P-data, 16 placement groups each, size 3,
  *               min_size 2; the filesystem P-fs over them
  *   files       LAB_DATA_DIR/P-ceph: ceph.conf, ceph.keyring (every
@@ -42,7 +46,8 @@
  * pool).  After the workload, the monitors' logs give the run's path
  * events: the MDS takeover, the monitors' beacon resets, and the OSDs'
  * bad copies met on a read (read-repair) or by a scrub (scrub-bad-copy,
- * scrub-errors).
+ * scrub-errors), and the OSDs marked down, out and up (osd-down, osd-out,
+ * osd-up).
  *
  * Its files, by job (lab_ceph.h):
  *
@@ -57,6 +62,7 @@
 
 #include "../storage/ceph.h"
 #include "lab_ceph.h"
+#include "lab_disk.h"
 
 #define OPT(field) LAB_OPT(struct ceph_lab_opts, field)
 
@@ -84,6 +90,7 @@ static const struct key_def ceph_keys[] = {
     {"client_mount_timeout", KEY_DURATION, "300s", NULL, OPT(client_mount_timeout_ns), SECOND,
      3600 * SECOND, "ceph: how long ceph-fuse waits for the cluster when it mounts (whole "
      "seconds)", 0},
+    LAB_DISK_FAULTS_KEY(struct ceph_lab_opts, disk_faults, "yes"),
 };
 
 /* Bringing it up. */
@@ -108,6 +115,7 @@ static const struct lab_faults ceph_faults = {
     .restart = ceph_restart,
     .power = ceph_power,
     .replica = ceph_replica,
+    .disk = ceph_disk,
 };
 
 /* Its health and status. */

@@ -21,6 +21,7 @@ struct ceph_lab_opts {
     uint64_t mds_beacon_grace_ns, mds_beacon_interval_ns, mon_tick_interval_ns;
     uint64_t mds_beacon_mon_down_grace_ns, osd_heartbeat_grace_ns, client_mount_timeout_ns;
     bool standby_replay, client_cache;
+    bool disk_faults;
 };
 _Static_assert(sizeof(struct ceph_lab_opts) <= LAB_OPTS_MAX, "ceph lab options");
 
@@ -76,11 +77,17 @@ void ceph_daemon_id(const struct daemon_type *d, const struct lab_host *h, char 
  * time to *start.  0: none. */
 pid_t ceph_live_daemon(const struct lab_host *h, const char *comm, uint64_t *start);
 
-/* The server's disk image, made, and the directory it is mounted on. */
-int ceph_make_disk(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen);
+/* A server's disk (lab_faults.disk): HOME.img; false for any other host. */
+bool ceph_disk(const struct lab *lab, const struct lab_host *h, struct lab_disk_spec *s);
 
-/* Waits until no loop device holds h's disk any more (lab_image_let_go). */
-int ceph_disk_let_go(const struct lab_host *h, char *err, size_t errlen);
+/* The server's disk image, made, its disk layer started (lab_disk.h),
+ * and the directory it is mounted on. */
+int ceph_make_disk(struct lab *lab, const struct lab_host *h, int fd, char *err,
+                   size_t errlen);
+
+/* Waits until no loop device holds h's disk (its layer's file, or the
+ * image) any more (lab_image_let_go). */
+int ceph_disk_let_go(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen);
 
 /* Where a daemon of h starts: in the server as it runs, or in one booted
  * anew when nothing of it is left (its first start, a power cut). */

@@ -301,7 +301,7 @@ int ceph_start(struct lab *lab, int fd, char *err, size_t errlen)
     for (unsigned i = 1; i <= NSERVERS; i++) {
         struct lab_host *h = &lab->hosts[i];
         if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
-            ceph_make_disk(lab, h, err, errlen) != 0)
+            ceph_make_disk(lab, h, fd, err, errlen) != 0)
             return -1;
     }
     if (write_conf(lab, err, errlen) != 0 || make_keyring(lab, err, errlen) != 0 ||

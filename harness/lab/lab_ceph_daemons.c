@@ -12,6 +12,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "lab_ceph.h"
+#include "lab_disk.h"
 #include "lab_record.h"
 #include "lab_server.h"
 
@@ -79,14 +80,31 @@ pid_t ceph_live_daemon(const struct lab_host *h, const char *comm, uint64_t *sta
 }
 
 /* A server's disk: an XFS image of its own, HOME.img (room for the OSD's
- * sparse store of [lab] size and the other daemons' files), mounted on its
+ * sparse store of [lab] size and the other daemons' files), on its disk
+ * layer (lab_disk.h) unless [lab] disk_faults = no, mounted on its
  * directory HOME inside the server's mount namespace only: it goes with
- * the server's last process, and a power cut shuts it down. */
+ * the server's last process, and a power cut shuts it down (the layer
+ * stays). */
 #define DISK_EXTRA (2ull << 30)
 
-static void disk_of(const struct lab_host *h, char *out, size_t n)
+bool ceph_disk(const struct lab *lab, const struct lab_host *h, struct lab_disk_spec *s)
 {
-    snprintf(out, n, "%s.img", h->home);
+    if (!ceph_server_no(h))
+        return false;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", h->name);
+    snprintf(s->image, sizeof s->image, "%.159s.img", h->home);
+    s->size = lab->opts.size + DISK_EXTRA;
+    snprintf(s->what, sizeof s->what, "%s's disk", h->name);
+    return true;
+}
+
+/* The file server h mounts: its disk layer's, or the image. */
+static void disk_of(const struct lab *lab, const struct lab_host *h, char *out, size_t n)
+{
+    struct lab_disk_spec s;
+    ceph_disk(lab, h, &s);
+    lab_disk_file(lab, &s, out, n);
 }
 
 /* Where a session on a server finds the cluster, as on a real one: the
@@ -121,7 +139,7 @@ static int server_setup(void *ctx)
     const struct boot_ctx *b = ctx;
     const struct lab_host *h = b->h;
     char img[200], dir[256];
-    disk_of(h, img, sizeof img);
+    disk_of(b->lab, h, img, sizeof img);
     int e = lab_mount_image(img, h->home);
     if (e != 0 || (e = etc_ceph(b->lab->dir)) != 0)
         return e;
@@ -134,25 +152,29 @@ static int server_setup(void *ctx)
 }
 
 /* The server's disk image, made, and the directory it is mounted on. */
-int ceph_make_disk(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen)
+int ceph_make_disk(struct lab *lab, const struct lab_host *h, int fd, char *err,
+                   size_t errlen)
 {
-    char img[200], out[1024];
-    disk_of(h, img, sizeof img);
-    if (sparse_file(img, lab->opts.size + DISK_EXTRA, 0600, true, err, errlen) != 0)
+    struct lab_disk_spec s;
+    char out[1024];
+    ceph_disk(lab, h, &s);
+    if (sparse_file(s.image, s.size, 0600, true, err, errlen) != 0)
         return -1;
-    char *mkfs[] = {"mkfs.xfs", "-q", "-f", img, NULL};
+    char *mkfs[] = {"mkfs.xfs", "-q", "-f", s.image, NULL};
     if (proc_run(mkfs, out, sizeof out, 60000) != 0) {
-        snprintf(err, errlen, "mkfs.xfs %s failed: %s", img, out);
+        snprintf(err, errlen, "mkfs.xfs %s failed: %s", s.image, out);
         return -1;
     }
+    if (lab_disk_start(lab, &s, fd, err, errlen) != 0)
+        return -1;
     return mkdir_p(h->home, err, errlen);
 }
 
 /* Waits until no loop device holds h's disk any more (lab_image_let_go). */
-int ceph_disk_let_go(const struct lab_host *h, char *err, size_t errlen)
+int ceph_disk_let_go(const struct lab *lab, const struct lab_host *h, char *err, size_t errlen)
 {
     char img[200];
-    disk_of(h, img, sizeof img);
+    disk_of(lab, h, img, sizeof img);
     return lab_image_let_go(img, err, errlen);
 }
 

@@ -66,7 +66,7 @@ int ceph_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *what,
                  (double)(mono_ns() - t0) / 1e9);
         return 0;
     }
-    if (ceph_disk_let_go(h, err, errlen) != 0)
+    if (ceph_disk_let_go(lab, h, err, errlen) != 0)
         return -1;
     uint64_t t1 = mono_ns();
     if (ceph_run_missing(lab, h, fd, err, errlen) != 0)

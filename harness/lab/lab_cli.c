@@ -1,4 +1,5 @@
-/* lab_cli — `faultline lab up|down|status KIND`; see lab.h. */
+/* lab_cli — `faultline lab up|down|status KIND`, and restart and power of
+ * one of its hosts; see lab.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: faultline lab up|down|status KIND [--prefix P] [--json] [--size SIZE]\n"
                  "                     [--clients N] [--KEY VALUE]...\n"
                  "       faultline lab restart KIND HOST [--prefix P]\n"
+                 "       faultline lab power KIND HOST off|on|status [--prefix P]\n"
                  "\n"
                  "The embedded lab: a storage cluster on this machine, in network namespaces\n"
                  "on a Linux bridge, addresses from 198.18.0.0/15.  KIND:\n");
@@ -27,6 +29,10 @@ static void usage(FILE *out)
                  "           up)\n"
                  "  restart  start the service of HOST again, configured as before (what a\n"
                  "           restart fault does; over ssh, the host's agent runs this)\n"
+                 "  power    cut the power of server HOST (off), bring it back as after a cold\n"
+                 "           start (on), or say which it is (status: prints on, off or unknown;\n"
+                 "           exit 1 for unknown): a power-off fault's lab side, and with\n"
+                 "           [lab] control = ssh the server's BMC, run through the switch's sshd\n"
                  "  init     (no KIND) PID 1 of a gluster or ceph server's PID namespace, as\n"
                  "           lab up starts it; nothing else runs it\n"
                  "  --prefix P   names start with P (default fl, or $FAULTLINE_LAB_PREFIX): 2 to 8\n"
@@ -79,6 +85,7 @@ static int set_option(const struct lab_kind *k, struct lab_opts *o, const char *
 /* The verb's words: operation, kind and options.  0, or the exit status. */
 struct lab_args {
     const char *op, *kind, *host, *prefix;
+    const char *power; /* lab power: off, on or status */
     bool json;
     const char *size, *clients;
     const char *options[32][2]; /* --KEY VALUE, applied once the kind is known */
@@ -111,8 +118,10 @@ static int parse_args(int argc, char **argv, struct lab_args *a)
             a->op = argv[i];
         } else if (!a->kind) {
             a->kind = argv[i];
-        } else if (!a->host && strcmp(a->op, "restart") == 0) {
+        } else if (!a->host && (strcmp(a->op, "restart") == 0 || strcmp(a->op, "power") == 0)) {
             a->host = argv[i];
+        } else if (!a->power && strcmp(a->op, "power") == 0) {
+            a->power = argv[i];
         } else {
             fprintf(stderr, "faultline: extra argument %s\n\n", argv[i]);
             usage(stderr);
@@ -197,6 +206,35 @@ static int lab_status_verb(const struct lab_kind *k, bool json, const char *pref
     return 0;
 }
 
+/* `lab power KIND HOST off|on|status`: what a BMC does and says. */
+static int lab_power_verb(const struct lab_kind *k, const struct lab_args *a, const char *prefix)
+{
+    if (!a->host || !a->power ||
+        (strcmp(a->power, "off") != 0 && strcmp(a->power, "on") != 0 &&
+         strcmp(a->power, "status") != 0)) {
+        fprintf(stderr, "faultline: lab power needs a host and off, on or status\n");
+        return 2;
+    }
+    struct lab lab;
+    char e[2048], what[512];
+    if (lab_load(k, prefix, &lab, e, sizeof e) != 0) {
+        fprintf(stderr, "faultline: lab power %s %s: %s\n", k->name, a->host, e);
+        return 2;
+    }
+    if (strcmp(a->power, "status") == 0) {
+        int on = lab_power_state(&lab, a->host, what, sizeof what);
+        printf("%s\n", what);
+        return on < 0 ? 1 : 0;
+    }
+    bool on = strcmp(a->power, "on") == 0;
+    if (lab_power(&lab, a->host, on, what, sizeof what, e, sizeof e) != 0) {
+        fprintf(stderr, "faultline: lab power %s %s %s: %s\n", k->name, a->host, a->power, e);
+        return 2;
+    }
+    printf("%s\n", what); /* what the lab did: a power fault's report shows it */
+    return 0;
+}
+
 int cmd_lab(int argc, char **argv)
 {
     /* PID 1 of a lab server's PID namespace (lab_server_boot): no kind */
@@ -236,6 +274,8 @@ int cmd_lab(int argc, char **argv)
         printf("%s of lab %s (prefix %s) started again\n", a.host, k->name, prefix);
         return 0;
     }
+    if (strcmp(a.op, "power") == 0)
+        return lab_power_verb(k, &a, prefix);
     fprintf(stderr, "faultline: unknown lab operation '%s'\n\n", a.op);
     usage(stderr);
     return 2;

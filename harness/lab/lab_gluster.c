@@ -6,6 +6,9 @@
  *   client      P-gcli              198.18.X.1/24, the FUSE mount
  *   gs1..gs3    namespace P-gluster-gsN, eth0 198.18.X.1N/24, glusterd
  *   volume      P-vol, bricks ADDR:LAB_DATA_DIR/P-gluster/gsN/brick/data
+ *   disks       LAB/gsN/brick.img (xfs, [lab] size), each reached through
+ *               its disk layer LAB/disk-gsN/disk (lab_disk.h) unless
+ *               [lab] disk_faults = no
  *   mount       LAB_DATA_DIR/P-gluster/mnt
  *   c1..cN      with [lab] clients = N: each client host's own FUSE client
  *               (its traffic leaves from the host's namespace), mounted at
@@ -39,8 +42,9 @@
  * brick filesystem shut down as a power cut leaves it (XFS_IOC_GOINGDOWN
  * without log flush, what `xfs_io -x -c shutdown` does: what was only in
  * memory or in the unwritten log is gone), then all are killed; with the
- * last of them its mount namespace and the brick's mount go.  power-on:
- * once the loop device has let the image go, the server starts as at
+ * last of them its mount namespace and the brick's mount go (its disk
+ * layer stays: it is the disk).  power-on: once the loop device has let
+ * the layer's file (or the image) go, the server starts as at
  * first (the brick mounted again, XFS replaying its log), and the volume's
  * bricks are started again.
  */
@@ -60,6 +64,8 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
+#include "lab_disk.h"
+#include "lab_gluster.h"
 #include "lab_kind.h"
 #include "lab_names.h"
 #include "lab_record.h"
@@ -72,6 +78,7 @@ struct gluster_lab_opts {
     uint64_t ping_timeout_ns, heal_timeout_ns;
     bool bitrot;
     char volume_options[320]; /* KEY=VALUE,... */
+    bool disk_faults;
 };
 _Static_assert(sizeof(struct gluster_lab_opts) <= LAB_OPTS_MAX, "gluster lab options");
 
@@ -89,6 +96,7 @@ static const struct key_def gluster_keys[] = {
     {"volume_options", KEY_TEXT, "", NULL, OPT(volume_options), 0, 0,
      "gluster: more options of the volume, KEY=VALUE,... each set with `gluster volume set "
      "VOL KEY VALUE` before it starts (performance.quick-read=off)", 0},
+    LAB_DISK_FAULTS_KEY(struct gluster_lab_opts, disk_faults, "yes"),
 };
 
 /* Its own names, from the prefix. */
@@ -142,14 +150,43 @@ static void gluster_lay_out(struct lab *lab)
     }
 }
 
+/* A server's disk: its brick image, HOME/brick.img (lab_faults.disk). */
+static bool gluster_disk(const struct lab *lab, const struct lab_host *h,
+                         struct lab_disk_spec *s)
+{
+    if (!h->netns[0] || lab_is_client_host(h))
+        return false;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", h->name);
+    snprintf(s->image, sizeof s->image, "%.159s/brick.img", h->home);
+    s->size = lab->opts.size;
+    snprintf(s->what, sizeof s->what, "%s's brick disk", h->name);
+    return true;
+}
+
+/* The file server h mounts its brick from: the disk layer's, or the image. */
+static void brick_file(const struct lab *lab, const struct lab_host *h, char *out, size_t n)
+{
+    struct lab_disk_spec s;
+    gluster_disk(lab, h, &s);
+    lab_disk_file(lab, &s, out, n);
+}
+
 /* --- one server --- */
 
+struct boot_ctx {
+    const struct lab *lab;
+    const struct lab_host *h;
+};
+
 /* Runs in the mount namespace of a server that boots (lab_server_boot):
- * glusterd's state, logs and socket of its own, and the brick.  0 or
+ * glusterd's state, logs and socket of its own, and the brick (through
+ * its disk layer, whose mount this namespace has from ours).  0 or
  * errno. */
 static int server_setup(void *ctx)
 {
-    const struct lab_host *h = ctx;
+    const struct boot_ctx *b = ctx;
+    const struct lab_host *h = b->h;
     char src[256], img[256], brick[200];
     brick_of(h, brick, sizeof brick);
     int e;
@@ -161,7 +198,7 @@ static int server_setup(void *ctx)
         return errno;
     if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0)
         return errno;
-    snprintf(img, sizeof img, "%s/brick.img", h->home);
+    brick_file(b->lab, h, img, sizeof img);
     if ((e = lab_mount_image(img, brick)) != 0)
         return e;
     snprintf(src, sizeof src, "%s/data", brick);
@@ -195,9 +232,11 @@ static int make_server_files(const struct lab *lab, const struct lab_host *h, ch
 /* Starts glusterd of h: in the server as it runs (its bricks may still
  * run there), or in a server booted anew when nothing of it is left (a
  * power cut). */
-static int run_glusterd(struct lab_host *h, int fd, char *err, size_t errlen)
+static int run_glusterd(const struct lab *lab, struct lab_host *h, int fd, char *err,
+                        size_t errlen)
 {
-    if (!lab_server_up(h) && lab_server_boot(h, server_setup, h, fd, err, errlen) != 0)
+    struct boot_ctx b = {.lab = lab, .h = h};
+    if (!lab_server_up(h) && lab_server_boot(h, server_setup, &b, fd, err, errlen) != 0)
         return -1;
     struct proc_place at;
     lab_server_place(h, &at);
@@ -341,13 +380,19 @@ static pid_t client_pid(const char *mnt, uint64_t *start)
     return found;
 }
 
-/* The servers' files and glusterd on each; then they form one pool. */
+/* The servers' files, each one's disk layer (before it boots: its mount
+ * namespace is a copy of ours) and glusterd on each; then they form one
+ * pool. */
 static int start_servers(struct lab *lab, int fd, char *err, size_t errlen)
 {
     for (unsigned i = 1; i < lab->nhosts; i++) {
         struct lab_host *h = &lab->hosts[i];
+        struct lab_disk_spec disk;
+        gluster_disk(lab, h, &disk);
         if (lab_rec(fd, err, errlen, "nsprocs %s", h->netns) != 0 ||
-            make_server_files(lab, h, err, errlen) != 0 || run_glusterd(h, fd, err, errlen) != 0)
+            make_server_files(lab, h, err, errlen) != 0 ||
+            lab_disk_start(lab, &disk, fd, err, errlen) != 0 ||
+            run_glusterd(lab, h, fd, err, errlen) != 0)
             return -1;
     }
     for (unsigned i = 1; i < lab->nhosts; i++) {
@@ -499,7 +544,8 @@ static int gluster_restart(struct lab *lab, struct lab_host *h, int fd, char *er
         }
         return mount_client(lab, h, mnt, fd, err, errlen);
     }
-    if (proc_state(h->pid, h->start) != PROC_RUNNING && run_glusterd(h, fd, err, errlen) != 0)
+    if (proc_state(h->pid, h->start) != PROC_RUNNING &&
+        run_glusterd(lab, h, fd, err, errlen) != 0)
         return -1;
     const char *pool[] = {"pool", "list", NULL};
     if (wait_cli(lab, h->name, pool, "localhost", 1, 20, err, errlen) != 0)
@@ -546,7 +592,7 @@ static int gluster_power(struct lab *lab, struct lab_host *h, bool on, int fd, c
 {
     char brick[200], img[256];
     brick_of(h, brick, sizeof brick);
-    snprintf(img, sizeof img, "%s/brick.img", h->home);
+    brick_file(lab, h, img, sizeof img); /* the disk layer's file: the layer stays on */
     if (!on) {
         /* A process that holds the brick's mount (found before the
          * freeze: a stopped process is not a live one). */
@@ -746,6 +792,7 @@ static const struct lab_serve gluster_serve = {
     .place = gluster_place,
     .storage = &storage_gluster,
     .cli = gluster_run,
+    .logs = gluster_logs,
 };
 
 /* What faults reach. */
@@ -754,6 +801,7 @@ static const struct lab_faults gluster_faults = {
     .restart = gluster_restart,
     .power = gluster_power,
     .replica = gluster_replica,
+    .disk = gluster_disk,
 };
 
 /* Its health and status. */

@@ -5,13 +5,17 @@
  *   client      P-icli              198.18.X.1/24, in our namespace
  *   ctrl-a      namespace P-iscsi-ctrl-a, eth0 198.18.X.11/24, tgtd
  *   ctrl-b      namespace P-iscsi-ctrl-b, eth0 198.18.X.12/24, tgtd
- *   LUN         LAB_DATA_DIR/P-iscsi/lun.img (sparse, [lab] size)
+ *   LUN         LAB_DATA_DIR/P-iscsi/lun.img (sparse, [lab] size), reached
+ *               through its disk layer LAB/disk-lun/disk (lab_disk.h; one
+ *               disk, shared by ctrl-a and ctrl-b) with [lab] disk_faults =
+ *               yes (not the default here: the layer takes tgtd's writes and
+ *               flushes one at a time, a cost of 72% to a run's I/O)
  *
  * Each controller runs its own tgtd, started with only the network
  * namespace entered (not its mount namespace), with its own control port
  * (`-C`) and a portal on its own address; both export the same backing
- * file as LUN 1 with one serial number: shared storage behind two
- * controllers.  The write cache is off (every write synced before it
+ * file (the disk layer's) as LUN 1 with one serial number: shared storage
+ * behind two controllers.  The write cache is off (every write synced before it
  * completes) unless [lab] write_cache = on.
  *
  * With write_cache = on, each controller has a volatile write cache of its
@@ -27,7 +31,8 @@
  * its tgtd; the lab starts it again, configured as before, for restart and
  * restart_after.  power-off of a controller kills its tgtd and its cache at
  * once (what the cache held unflushed is gone); power-on starts an empty
- * cache and tgtd again.
+ * cache and tgtd again.  The LUN's disk layer is the shared disk: no
+ * controller's power cut touches it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +52,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
+#include "lab_disk.h"
 #include "lab_kind.h"
 #include "lab_names.h"
 #include "lab_record.h"
@@ -65,6 +71,7 @@ struct iscsi_lab_opts {
     bool write_cache;
     bool cache_mirror;
     int flush;
+    bool disk_faults;
 };
 _Static_assert(sizeof(struct iscsi_lab_opts) <= LAB_OPTS_MAX, "iscsi lab options");
 
@@ -78,6 +85,7 @@ static const struct key_def iscsi_keys[] = {
     {"flush", KEY_CHOICE, "honour", "honour|ignore", LAB_OPT(struct iscsi_lab_opts, flush), 0,
      0, "iscsi, write_cache = on: ignore makes the controllers acknowledge SYNCHRONIZE CACHE "
      "without writing anything (a cache that lies)", 0},
+    LAB_DISK_FAULTS_KEY(struct iscsi_lab_opts, disk_faults, "no"),
 };
 
 /* Its own names, from the prefix. */
@@ -113,35 +121,34 @@ static void cache_path(const struct lab *lab, const struct lab_host *h, const ch
     snprintf(out, n, "%.127s/cache-%s%s", lab->dir, h->name + strlen(h->name) - 1, suffix);
 }
 
+/* The LUN's disk, which both controllers share (lab_faults.disk). */
+static bool iscsi_disk(const struct lab *lab, const struct lab_host *h, struct lab_disk_spec *s)
+{
+    if (!h->netns[0] || lab_is_client_host(h))
+        return false;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "lun");
+    snprintf(s->image, sizeof s->image, "%.159s", priv(lab)->lun);
+    s->size = lab->opts.size;
+    snprintf(s->what, sizeof s->what, "the LUN's disk, shared by ctrl-a and ctrl-b");
+    return true;
+}
+
+/* The shared file under the controllers: the disk layer's, or lun.img. */
+static void disk_file(const struct lab *lab, char *out, size_t n)
+{
+    struct lab_disk_spec s;
+    iscsi_disk(lab, &lab->hosts[1], &s);
+    lab_disk_file(lab, &s, out, n);
+}
+
 /* The file tgtd of h exports: the shared file, or its cache's view of it. */
 static void backing_of(const struct lab *lab, const struct lab_host *h, char *out, size_t n)
 {
     if (write_cache(lab))
         cache_path(lab, h, "/lun", out, n);
     else
-        snprintf(out, n, "%.159s", priv(lab)->lun);
-}
-
-/* faultline-wcache: next to this program (./faultline, build/asan/faultline
- * and build/faultline-wcache), else on PATH. */
-static void wcache_program(char *out, size_t n)
-{
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) {
-        self[len] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = '\0';
-        static const char *const near[] = {"/faultline-wcache", "/build/faultline-wcache",
-                                           "/../faultline-wcache"};
-        for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
-            snprintf(out, n, "%s%s", self, near[i]);
-            if (access(out, X_OK) == 0)
-                return;
-        }
-    }
-    snprintf(out, n, "faultline-wcache");
+        disk_file(lab, out, n);
 }
 
 /* The cache of h as its pid file says ("PID START"); 0 when none runs. */
@@ -190,14 +197,15 @@ static int wait_cache(const struct lab *lab, const struct lab_host *h, pid_t pid
 static int start_cache(const struct lab *lab, const struct lab_host *h, int fd, char *err,
                        size_t errlen)
 {
-    char mnt[200], sock[200], peer[200], pidf[200], log[200], prog[PATH_MAX + 32];
+    char mnt[200], sock[200], peer[200], pidf[200], log[200], prog[PATH_MAX + 32], disk[256];
     cache_path(lab, h, "", mnt, sizeof mnt);
     cache_path(lab, h, ".sock", sock, sizeof sock);
     cache_path(lab, h, ".pid", pidf, sizeof pidf);
     cache_path(lab, h, ".log", log, sizeof log);
     const struct lab_host *other = &lab->hosts[h == &lab->hosts[1] ? 2 : 1];
     cache_path(lab, other, ".sock", peer, sizeof peer);
-    wcache_program(prog, sizeof prog);
+    lab_program("faultline-wcache", prog, sizeof prog);
+    disk_file(lab, disk, sizeof disk);
     if (lab_rec(fd, err, errlen, "dir %s", mnt) != 0 ||
         lab_rec(fd, err, errlen, "file %s", log) != 0 ||
         lab_rec(fd, err, errlen, "file %s", pidf) != 0 ||
@@ -212,7 +220,7 @@ static int start_cache(const struct lab *lab, const struct lab_host *h, int fd, 
     int n = 0;
     argv[n++] = prog;
     argv[n++] = "--backing";
-    argv[n++] = priv((struct lab *)lab)->lun;
+    argv[n++] = disk;
     argv[n++] = "--mount";
     argv[n++] = mnt;
     argv[n++] = "--listen";
@@ -448,8 +456,11 @@ static int iscsi_start(struct lab *lab, int fd, char *err, size_t errlen)
                  opts(lab)->cache_mirror ? "cache_mirror = yes" : "flush = ignore");
         return -1;
     }
+    struct lab_disk_spec disk;
+    iscsi_disk(lab, &lab->hosts[1], &disk);
     if (lab_rec(fd, err, errlen, "file %s", lun) != 0 ||
-        sparse_file(lun, lab->opts.size, 0600, true, err, errlen) != 0)
+        sparse_file(lun, lab->opts.size, 0600, true, err, errlen) != 0 ||
+        lab_disk_start(lab, &disk, fd, err, errlen) != 0)
         return -1;
     if (root_only_dir(TGTD_RUN_DIR, 0755, err, errlen) != 0)
         return -1;
@@ -610,6 +621,7 @@ static const struct lab_faults iscsi_faults = {
     .process = iscsi_process,
     .restart = iscsi_restart,
     .power = iscsi_power,
+    .disk = iscsi_disk,
 };
 
 /* Its health and status. */

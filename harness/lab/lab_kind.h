@@ -18,6 +18,8 @@
 
 #include "lab.h"
 
+struct lab_disk_spec; /* lab_disk.h */
+
 /* Bringing the lab up. */
 struct lab_build {
     uint64_t default_size;      /* [lab] size when not given */
@@ -69,6 +71,11 @@ struct lab_faults {
     /* A replica's copy (NULL: the kind keeps none).  0, or -1 with err. */
     int (*replica)(const struct lab *lab, const char *name, struct lab_replica *r, char *err,
                    size_t errlen);
+    /* The disk of host h (lab_disk.h: its layer's name, its image, size and
+     * what it is for people), whether or not [lab] disk_faults puts it on
+     * the layer.  false: h has none (the client).  NULL: no server of the
+     * kind has a disk. */
+    bool (*disk)(const struct lab *lab, const struct lab_host *h, struct lab_disk_spec *s);
 };
 
 /* What the lab tells about itself. */

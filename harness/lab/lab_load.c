@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "lab_clients.h"
+#include "lab_disk.h"
 #include "lab_kind.h"
 #include "lab_load.h"
 #include "lab_names.h"
@@ -132,6 +133,9 @@ int lab_load_file(const struct lab_kind *k, const char *prefix, const char *path
             lab->switch_sshd_start = r[i].n2;
         }
     }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].key, "disk") == 0) /* a disk layer (lab_disk.h) */
+            lab_disk_note(lab, r[i].b, (pid_t)r[i].n1, r[i].n2);
     free(r);
     if (!ready) {
         snprintf(err, errlen, "lab %s (prefix %s) was not brought up completely; run "

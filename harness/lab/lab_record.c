@@ -61,7 +61,7 @@ static void parse_record(char *line, struct record *r)
     r->n1 = strtoull(arg, NULL, 10);
     if (strcmp(r->key, "pid") == 0 || strcmp(r->key, "ctlport") == 0 ||
         strcmp(r->key, "opt") == 0 || strcmp(r->key, "sshd") == 0 ||
-        strcmp(r->key, "init") == 0) {
+        strcmp(r->key, "init") == 0 || strcmp(r->key, "disk") == 0) {
         size_t w = strcspn(arg, " ");
         snprintf(r->b, sizeof r->b, "%.*s", (int)(w < 63 ? w : 63), arg);
         const char *rest = arg[w] ? arg + w + 1 : arg + w;

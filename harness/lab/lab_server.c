@@ -19,6 +19,7 @@
 
 #include "../../lib/clock.h"
 #include "../../lib/proc.h"
+#include "../../lib/spawner.h"
 #include "lab_names.h"
 #include "lab_record.h"
 #include "lab_server.h"
@@ -108,16 +109,24 @@ int lab_init_main(void)
     }
 }
 
+struct mount_job {
+    const char *img, *dir;
+};
+
+static void mount_main(void *ctx)
+{
+    const struct mount_job *j = ctx;
+    proc_child_signals();
+    execlp("mount", "mount", "-o", "loop", j->img, j->dir, (char *)NULL);
+    _exit(127);
+}
+
 int lab_mount_image(const char *img, const char *dir)
 {
-    pid_t m = fork();
+    struct mount_job job = {img, dir};
+    pid_t m = spawner_fork(NULL, 0, -1, mount_main, &job);
     if (m < 0)
         return errno;
-    if (m == 0) {
-        proc_child_signals();
-        execlp("mount", "mount", "-o", "loop", img, dir, (char *)NULL);
-        _exit(127);
-    }
     int status;
     if (waitpid(m, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return EIO;

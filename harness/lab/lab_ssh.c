@@ -22,6 +22,8 @@
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
+#include "lab_kind.h"
+#include "lab_names.h"
 #include "lab_record.h"
 #include "lab_server.h"
 #include "lab_ssh.h"
@@ -279,6 +281,28 @@ int lab_ssh_revive(struct lab *lab, int fd, const struct lab_host *h, char *err,
     return start_one(lab, fd, h->name, h->netns, false, err, errlen) == 0 ? 1 : -1;
 }
 
+/* This faultline's path, for a command that runs it again later (a
+ * restart, a power command, also from `faultline cleanup`'s undo record),
+ * when the file is one no other user could have replaced: owned by root or
+ * us, not writable by group or others.  false (said on stderr) otherwise. */
+static bool self_path(char *self, size_t n)
+{
+    ssize_t len = readlink("/proc/self/exe", self, n - 1);
+    if (len <= 0)
+        return false;
+    self[len] = '\0';
+    char why[512];
+    int fd = open(self, O_RDONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && trusted_file(fd, self, why, sizeof why) == 0;
+    if (fd >= 0)
+        close(fd);
+    else
+        snprintf(why, sizeof why, "cannot open %s: %s", self, strerror(errno));
+    if (!ok)
+        fprintf(stderr, "faultline: no restart or power commands for the lab's hosts: %s\n", why);
+    return ok;
+}
+
 bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, char *restart,
                 size_t n)
 {
@@ -299,10 +323,8 @@ bool lab_ssh_of(const struct lab *lab, const char *host, struct ssh_dest *d, cha
     /* A lab host's service starts again through the lab, as `faultline lab
      * restart` does it (the same binary, from the host's own session). */
     char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     const struct lab_host *h = lab_host(lab, host);
-    if (restart && len > 0 && h && h->service[0]) {
-        self[len] = '\0';
+    if (restart && h && h->service[0] && self_path(self, sizeof self)) {
         char cmd[PATH_MAX + 64];
         snprintf(cmd, sizeof cmd, "%s lab restart %s %s --prefix %s", self, lab->kind->name,
                  host, lab->prefix);
@@ -342,4 +364,34 @@ void lab_ssh_json(const struct lab *lab, struct json *j, const char *host)
     json_str(j, d.known_hosts);
     json_key(j, "agent_dir");
     json_str(j, d.agent_dir);
+}
+
+bool lab_ssh_power(const struct lab *lab, const char *host, struct host_power *p)
+{
+    memset(p, 0, sizeof *p);
+    const struct lab_host *h = lab_host(lab, host);
+    if (!lab->kind->faults->power || !h || !h->netns[0] || lab_is_client_host(h))
+        return false;
+    char self[PATH_MAX];
+    struct ssh_dest sw;
+    if (!lab_ssh_of(lab, LAB_SWITCH_HOST, &sw, NULL, 0) || !self_path(self, sizeof self))
+        return false;
+    static const char *const what[] = {"off", "on", "status"};
+    char *out[] = {p->off, p->on, p->status};
+    for (int i = 0; i < 3; i++) {
+        char cmd[PATH_MAX + 96];
+        snprintf(cmd, sizeof cmd, "%s lab power %s %s %s --prefix %s", self, lab->kind->name,
+                 host, what[i], lab->prefix);
+        if (!sshcmd_text(&sw, cmd, out[i], sizeof p->off)) {
+            fprintf(stderr, "faultline: the power %s of lab host %s through the switch's sshd "
+                    "is longer than %zu characters; it has none\n", what[i], host,
+                    sizeof p->off - 1);
+            memset(p, 0, sizeof *p);
+            return false;
+        }
+    }
+    /* A power-on returns once the host's daemons run again: the status
+     * says on at its first answer; the off is as quick. */
+    p->wait_ns = 30000000000ull;
+    return true;
 }

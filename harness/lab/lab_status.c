@@ -5,6 +5,7 @@
 #include "../../lib/json.h"
 #include "../../lib/net.h"
 #include "../../lib/proc.h"
+#include "lab_disk.h"
 #include "lab_kind.h"
 #include "lab_ssh.h"
 
@@ -101,6 +102,7 @@ static void status_json(const struct lab *lab, struct nl_sock *sk, FILE *out)
     lab_ssh_json(lab, &j, LAB_SWITCH_HOST);
     json_obj_end(&j);
     lab->kind->report->status(lab, &j, out);
+    lab_disks_status(lab, &j, out);
     json_obj_end(&j);
     fputc('\n', out);
 }
@@ -143,6 +145,7 @@ static void status_text(const struct lab *lab, struct nl_sock *sk, FILE *out)
     for (unsigned i = 0; i < lab->nclients; i++)
         host_line(&lab->clients[i], sk, out);
     lab->kind->report->status(lab, NULL, out);
+    lab_disks_status(lab, NULL, out);
 }
 
 void lab_status(const struct lab *lab, bool json, FILE *out)

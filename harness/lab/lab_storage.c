@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lab_disk.h"
 #include "lab_kind.h"
 
 static int storage_cli(const struct storage *st, char *const argv[], char *out, size_t outlen,
@@ -63,7 +64,9 @@ bool lab_storage(const struct lab *lab, struct storage *st)
     return true;
 }
 
-bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
+/* The storage as the kind, or its storage kind, describes it. */
+static bool describe_storage(const struct lab *lab, struct kv_list *about,
+                             struct kv_list *options)
 {
     if (lab->kind->report->describe) {
         lab->kind->report->describe(lab, about, options);
@@ -74,6 +77,16 @@ bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *
         return false;
     st.kind->describe(&st, about, options);
     return true;
+}
+
+bool lab_describe(const struct lab *lab, struct kv_list *about, struct kv_list *options)
+{
+    bool described = describe_storage(lab, about, options);
+    /* [lab] disk_faults: whether the servers' disks were on the disk layer
+     * (told beside the storage, also by a kind that runs none: iscsi) */
+    if (lab->kind->faults->disk)
+        kv_add(about, "disk_faults", "%s", lab_disk_faults(lab) ? "yes" : "no");
+    return described;
 }
 
 void lab_place_for(const struct lab *lab, unsigned client, struct lab_place *p)

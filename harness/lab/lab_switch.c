@@ -11,6 +11,24 @@
 #include "lab_record.h"
 #include "lab_switch.h"
 
+int lab_port_set(const struct lab_host *h, bool up, char *err, size_t errlen)
+{
+    if (!h->port[0]) {
+        snprintf(err, errlen, "%s has no switch port", h->name);
+        return -1;
+    }
+    struct nl_sock *sk = net_open(NULL, err, errlen);
+    if (!sk)
+        return -1;
+    char why[256];
+    int rc = net_link_set_up(sk, h->port, up, why, sizeof why);
+    net_close(sk);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot take the switch port %s of %s %s: %s", h->port, h->name,
+                 up ? "up" : "down", why);
+    return rc;
+}
+
 /* A /24 of 198.18.0.0/15 that no other lab's state file names. */
 unsigned lab_pick_subnet(const char *prefix, const char *own_state)
 {

@@ -27,4 +27,11 @@ int lab_cable(struct nl_sock *sk, int fd, const char *bridge, const char *port,
 int lab_switch_server(struct lab *lab, const struct lab_host *h, struct nl_sock *sk, int fd,
                       char *err, size_t errlen);
 
+/* Host h's switch port down or up again: its cable pulled at the switch.
+ * A power cut takes the host off the network first, so that nothing its
+ * kernel sends after the cut (the FIN or RST of a process killed in it)
+ * reaches a peer, which must find out by its own timeouts, as from a real
+ * host that lost power.  0, or -1 with err. */
+int lab_port_set(const struct lab_host *h, bool up, char *err, size_t errlen);
+
 #endif

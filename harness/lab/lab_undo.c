@@ -105,6 +105,20 @@ static int undo_mount(const struct record *r, void *ctx, char *e, size_t el)
     return 0;
 }
 
+/* A disk layer's mount (lab_disk.h), once its servers are gone: the loop
+ * devices over its file are let go (bounded: they are freed with the last
+ * user of a server's mount namespace, a moment after it), then its
+ * connection aborted (the layer exits: also one a crash left unrecorded)
+ * and the mount detached. */
+static int undo_disk_mount(const struct record *r, void *ctx, char *e, size_t el)
+{
+    char file[PATH_MAX + 8], why[512];
+    snprintf(file, sizeof file, "%.*s/disk", PATH_MAX - 1, r->a);
+    if (lab_image_let_go(file, why, sizeof why) != 0)
+        fprintf(stderr, "faultline: %s; its disk layer is stopped all the same\n", why);
+    return undo_mount(r, ctx, e, el);
+}
+
 static int undo_pid(const struct record *r, void *ctx, char *e, size_t el)
 {
     (void)ctx;
@@ -203,6 +217,9 @@ int lab_down_locked(const char *path, char *err, size_t errlen)
     undo_records(r, n, "nsprocs", undo_nsprocs, NULL, &rc, err, errlen);
     /* a server's init after the rest of it (lab_kill_all_in says why) */
     undo_records(r, n, "init", undo_pid, NULL, &rc, err, errlen);
+    /* the disk layers under the servers' disks once the servers are gone */
+    undo_records(r, n, "diskmount", undo_disk_mount, NULL, &rc, err, errlen);
+    undo_records(r, n, "disk", undo_pid, NULL, &rc, err, errlen);
     char e[1024];
     struct nl_sock *sk = net_open(NULL, e, sizeof e);
     if (!sk && rc == 0) {

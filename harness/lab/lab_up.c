@@ -10,6 +10,7 @@
 #include "../../lib/net.h"
 #include "../../lib/proc.h"
 #include "lab_clients.h"
+#include "lab_disk.h"
 #include "lab_kind.h"
 #include "lab_load.h"
 #include "lab_record.h"
@@ -116,6 +117,8 @@ bool lab_healthy(const struct lab *lab, char *why, size_t n)
     if (ok)
         ok = lab_clients_healthy(lab, sk, why, n);
     net_close(sk);
+    if (ok)
+        ok = lab_disks_healthy(lab, why, n);
     if (ok && lab->kind->report->healthy)
         ok = lab->kind->report->healthy(lab, why, n);
     return ok;

@@ -127,6 +127,7 @@ struct crew {
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;
     uint64_t journal_stalls, checkpoints, replayed, doubtful_writes;
+    uint64_t acks_recovered; /* verify: completions acks.bin had and the journals lacked */
     /* Power losses (faults with `loses = unflushed`): the timeline announces
      * each one here just before its inject, every worker takes it; per
      * loss, the blocks whose writes were not durable then. */

@@ -84,6 +84,7 @@ void crew_merge(struct crew *c)
         for (unsigned k = 0; k < POWER_LOSSES_MAX; k++)
             c->at_risk[k] += w->eng.at_risk[k];
         c->replayed += w->info.replayed;
+        c->acks_recovered += w->info.acks_recovered;
         if (w->eng.interrupted)
             c->interrupted = true;
         if (w->rc != 0 && !c->error)

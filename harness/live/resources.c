@@ -16,6 +16,7 @@
 
 #include "../../lib/clock.h"
 #include "../../lib/net.h"
+#include "../lab/lab_disk.h"
 
 #define SECTOR 512.0 /* /proc/diskstats counts 512-byte sectors, whatever the device's */
 #define MAX_HOSTS (1 + LAB_MAX_HOSTS + LAB_MAX_CLIENTS) /* the machine, the lab's hosts */
@@ -561,7 +562,9 @@ static bool disk_under(struct resources *res, const char *host, const char *path
 }
 
 /* The loop devices whose backing file is in the lab's directory (the
- * gluster bricks), each under the host whose own files hold it. */
+ * gluster bricks, the ceph servers' disks), each under the server whose
+ * disk it is (lab_disk.h: its image, or its disk layer's file), else the
+ * host whose own files hold it. */
 static void lab_loops(struct resources *res, const struct lab *lab)
 {
     DIR *d = opendir("/sys/block");
@@ -583,12 +586,14 @@ static void lab_loops(struct resources *res, const struct lab *lab)
         backing[strcspn(backing, "\n")] = '\0';
         if (!dirlen || strncmp(backing, lab->dir, dirlen) != 0 || backing[dirlen] != '/')
             continue;
-        const char *host = "client";
-        for (unsigned i = 0; i < lab->nhosts; i++) {
+        const char *host = lab_disk_host(lab, backing);
+        for (unsigned i = 0; i < lab->nhosts && !host; i++) {
             size_t hl = strlen(lab->hosts[i].home);
             if (hl && strncmp(backing, lab->hosts[i].home, hl) == 0 && backing[hl] == '/')
                 host = lab->hosts[i].name;
         }
+        if (!host)
+            host = "client";
         snprintf(path, sizeof path, "/sys/block/%s/dev", e->d_name);
         unsigned maj, min;
         f = fopen(path, "r");

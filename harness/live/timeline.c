@@ -122,6 +122,9 @@ static void gather_hosts(struct timeline *tl, const struct scenario *sc, const s
                 fh->ssh.lease_ns = sc->lab_opts.lease_ns;
                 fh->netns[0] = '\0'; /* its agent runs inside it: its own namespace */
                 snprintf(fh->switch_host, sizeof fh->switch_host, "%s", LAB_SWITCH_HOST);
+                /* and powered off and on as a real one: by commands run
+                 * here, the lab's as its BMC's (families/power.c) */
+                lab_ssh_power(lab, h->name, &fh->power);
             }
         }
         if (sc->lab_opts.control == LAB_CONTROL_SSH) {
@@ -145,6 +148,7 @@ static void gather_hosts(struct timeline *tl, const struct scenario *sc, const s
         snprintf(fh->switch_host, sizeof fh->switch_host, "%s", h->switch_host);
         snprintf(fh->restart, sizeof fh->restart, "%s", h->restart);
         fh->ssh = h->via;
+        fh->power = h->power;
         /* A host with a way to start its service lends it to the faults
          * as a lab host does (process.c asks its agent). */
         fh->lab = h->via.dest[0] && h->restart[0];
@@ -186,10 +190,14 @@ static struct remote *agent_of(struct timeline *tl, unsigned k, char *err, size_
 }
 
 /* Where fault f is applied: here, or by the agent of its host (or of the
- * switch that holds its port, for a fault on the switch). */
+ * switch that holds its port, for a fault on the switch); here whatever
+ * its host for a family that acts from outside it (on_controller). */
 static int choose_via(struct timeline *tl, struct fault *f, char *err, size_t errlen)
 {
     f->via = &fault_via_local;
+    /* A BMC's power off is ours to run: the host's agent would die with it. */
+    if (fault_on_controller(f))
+        return 0;
     const char *where = f->host.name;
     /* A host that names no switch is its own (a Linux switch reached over
      * ssh: port-down host = sw1, switch_port = swp12). */
@@ -269,6 +277,7 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
     env->target_path = target_path;
     env->target_bytes = target_bytes;
     env->block_size = sc->workload.block_size;
+    env->seed = sc->workload.seed;
     env->allow_destructive = sc->allow_destructive;
     env->allow_paths = sc->allow_paths;
     env->replica_labs = lab_kinds_with_replicas();

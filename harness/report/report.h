@@ -113,6 +113,7 @@ struct report {
     unsigned nfamily_timing;
     bool state_final;             /* verify: the run had ended cleanly */
     uint64_t replayed;            /* verify: journal records replayed */
+    uint64_t acks_recovered;      /* verify: completions taken from acks.bin (after a crash) */
     /* the outage, measured (run only; NULL/0 otherwise) */
     const struct buckets *series; /* completions in time */
     const struct recovery *recovery; /* one per fault */

@@ -372,6 +372,8 @@ static void json_state(struct json *j, const struct report *r)
         json_bool(j, r->state_final);
         json_key(j, "replayed_records");
         json_u64(j, r->replayed);
+        json_key(j, "acks_recovered");
+        json_u64(j, r->acks_recovered);
     }
     json_obj_end(j);
 }
@@ -449,11 +451,25 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
     json_obj_end(j);
 }
 
+/* Whether a host with ssh was to be reached through its agent: not when
+ * every fault on it runs here (a BMC's power-off, fault_on_controller). */
+static bool agent_wanted(const struct report *r, const struct fault_host *h)
+{
+    for (unsigned i = 0; i < r->nfaults; i++) {
+        const struct fault *f = &r->faults[i];
+        if ((strcmp(f->spec.host, h->name) == 0 || strcmp(f->via_host, h->name) == 0) &&
+            !fault_on_controller(f))
+            return true;
+    }
+    return false;
+}
+
 /* How a host is reached: over ssh (its agent), into a namespace, or here. */
 static const char *transport_of(const struct report *r, const struct fault_host *h)
 {
-    return report_agent_of_host(r, h->name) ? "ssh" : h->ssh.dest[0] ? "ssh" : h->netns[0] ? "netns"
-                                                                                    : "local";
+    if (report_agent_of_host(r, h->name) || (h->ssh.dest[0] && agent_wanted(r, h)))
+        return "ssh";
+    return h->netns[0] ? "netns" : "local";
 }
 
 /* Per host the faults used: its transport, and over ssh the round trip and

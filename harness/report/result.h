@@ -201,6 +201,7 @@ struct result {
     uint64_t bytes_at_rest, pending_peak;
     bool state_final;     /* verify: the run had ended cleanly */
     uint64_t replayed;    /* verify: journal records replayed */
+    uint64_t acks_recovered; /* verify: completions taken from acks.bin */
     /* faults */
     struct result_host *hosts;
     size_t nhosts;

@@ -361,6 +361,9 @@ static void verify_note(FILE *f, const struct result *res)
                                                  "allowed either way");
     if (res->replayed)
         fprintf(f, " %" PRIu64 " journal records replayed.", res->replayed);
+    if (res->acks_recovered)
+        fprintf(f, " %" PRIu64 " write completions the journal had not kept were taken from "
+                   "acks.bin.", res->acks_recovered);
     if (res->interrupted)
         fprintf(f, " <b>Interrupted</b>: not everything was read back.");
     fprintf(f, " This page, like report.txt, report.json and junit.xml, is now the verify's: "

@@ -438,6 +438,7 @@ static void read_run(struct reader *rd, const struct jv *doc, struct result *res
     res->pending_peak = u64(jv_path(doc, "state_map.pending_peak"));
     res->state_final = flag(jv_path(doc, "journal.state_final"));
     res->replayed = u64(jv_path(doc, "journal.replayed_records"));
+    res->acks_recovered = u64(jv_path(doc, "journal.acks_recovered"));
     const struct jv *ft = jv_get(doc, "fault_timing");
     res->injections = (unsigned)u64(jv_get(ft, "injections"));
     res->inject_p50_ms = num(jv_get(ft, "p50_ms"));

@@ -281,11 +281,15 @@ static void text_what_ran(FILE *f, const struct result *res)
             fprintf(f, "  timeline   timeline.csv, %.0f ms buckets; plots in report.html\n",
                     res->bucket_s * 1e3);
     } else {
-        fprintf(f, "  state      %s; %" PRIu64 " journal records replayed\n",
+        fprintf(f, "  state      %s; %" PRIu64 " journal records replayed",
                 res->state_final ? "the run ended cleanly" : "the run did not end cleanly "
                                                              "(crash or kill): pending writes "
                                                              "may or may not be on the media",
                 res->replayed);
+        /* after a crash: the completions the journal had not kept yet */
+        if (res->acks_recovered)
+            fprintf(f, ", %" PRIu64 " write completions from acks.bin", res->acks_recovered);
+        fputc('\n', f);
         text_io(f, "verify", &res->io);
     }
 }

@@ -128,7 +128,7 @@ int conclude_finish(struct report *rep, struct crew *crew, struct event_log *eve
         .doubtful_writes = rep->doubtful_writes, .hung = rep->hung,
         .clients = rep->nclients, .lost_clients = rep->lost_clients,
         .max_stall_s = rep->recovery ? rep->max_stall_s : -1, .end_ns = rep->sc->duration_ns,
-        .interrupted = rep->interrupted ? rep->interrupt_signal : 0};
+        .interrupted = rep->interrupted ? rep->interrupt_signal : 0, .abandoned = rep->abandoned};
     if (verdict_evaluate(&vin, &verdict) != 0) {
         fprintf(stderr, "faultline: out of memory for the verdict\n");
         return 2;

@@ -14,6 +14,7 @@
 #include "../../lib/clock.h"
 #include "../../lib/errbuf.h"
 #include "../../lib/proc.h"
+#include "../../lib/spawner.h"
 #include "../lab/lab.h"
 #include "rundir.h"
 
@@ -83,23 +84,24 @@ static unsigned signal_ranks(const struct lab *lab, int sig)
     return s.found;
 }
 
+static void mpirun_main(void *ctx)
+{
+    char **argv = ctx;
+    proc_child_signals();
+    signal(SIGINT, SIG_IGN); /* ours to pass on, to the ranks */
+    signal(SIGTERM, SIG_DFL);
+    execvp(argv[0], argv);
+    fprintf(stderr, "faultline: cannot run %s: %s (Open MPI; Debian: openmpi-bin, or make "
+            "deps)\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
 /* mpirun, with our stdout and stderr; its PID. */
 static pid_t start(char **argv, char *err, size_t errlen)
 {
-    pid_t pid = fork();
-    if (pid < 0) {
+    pid_t pid = spawner_fork(NULL, 0, -1, mpirun_main, argv);
+    if (pid < 0)
         snprintf(err, errlen, "cannot start mpirun: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        proc_child_signals();
-        signal(SIGINT, SIG_IGN); /* ours to pass on, to the ranks */
-        signal(SIGTERM, SIG_DFL);
-        execvp(argv[0], argv);
-        fprintf(stderr, "faultline: cannot run %s: %s (Open MPI; Debian: openmpi-bin, or make "
-                "deps)\n", argv[0], strerror(errno));
-        _exit(127);
-    }
     return pid;
 }
 

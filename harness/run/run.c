@@ -434,8 +434,8 @@ static int run_workload(struct run *r)
     struct report rep = conclude_report("run", r->dir, sc, &meta, crew);
     rep.io = &crew->io;
     rep.sweep = crew->error ? NULL : &crew->sweep;
-    rep.interrupted = run_cut_short_by(crew->interrupted) != 0;
-    rep.interrupt_signal = run_cut_short_by(crew->interrupted);
+    rep.interrupt_signal = run_signal_that_cut(crew->interrupted);
+    rep.interrupted = rep.interrupt_signal != 0;
     rep.journal_stalls = crew->journal_stalls;
     rep.checkpoints = crew->checkpoints;
     rep.doubtful_writes = crew->doubtful_writes;

@@ -68,6 +68,11 @@ struct run {
  * a second signal cut the sweep (one during the sweep lets it finish). */
 int run_cut_short_by(bool workload_cut);
 
+/* The signal that cut the run short, or 0 when none came: a run whose
+ * workers were left behind, or whose faults could not start, ended early
+ * on its own (it says so in its own words). */
+int run_signal_that_cut(bool workload_cut);
+
 void run_install_signals(void);
 
 /* The embedded lab, if the scenario asks for it; the target takes the

@@ -23,6 +23,13 @@ int run_cut_short_by(bool workload_cut)
     return workload_cut || run_stop_sweep ? (run_stop_signal ? run_stop_signal : SIGTERM) : 0;
 }
 
+int run_signal_that_cut(bool workload_cut)
+{
+    /* The sweep is also cut when workers are left behind, and the
+     * workload when the faults could not start: no signal came then. */
+    return workload_cut || run_stop_sweep ? run_stop_signal : 0;
+}
+
 void run_install_signals(void)
 {
     struct sigaction sa;

@@ -157,6 +157,7 @@ int cmd_verify(const char *dir, bool quiet)
     rep.interrupted = rep.interrupt_signal != 0;
     rep.state_final = crew.state_final;
     rep.replayed = crew.replayed;
+    rep.acks_recovered = crew.acks_recovered;
     struct manifest *man = manifest_gather(&(struct manifest_from){.dir = dir,
                                                                    .sc = &sc,
                                                                    .seed = meta.seed,

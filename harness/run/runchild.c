@@ -13,6 +13,32 @@
 
 #include "../../lib/clock.h"
 #include "../../lib/proc.h"
+#include "../../lib/spawner.h"
+
+struct run_job {
+    const struct run_child *c;
+    const char *self;
+    char **argv;
+};
+
+static void run_main(void *ctx)
+{
+    const struct run_job *j = ctx;
+    setpgid(0, 0);
+    proc_child_signals();
+    if (j->c->repetition)
+        setenv(REPEAT_ENV, j->c->repetition, 1);
+    else
+        unsetenv(REPEAT_ENV);
+    if (j->c->no_stdout) {
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+            dup2(null, 1);
+    }
+    execv(j->self, j->argv);
+    fprintf(stderr, "faultline: cannot run %s: %s\n", j->self, strerror(errno));
+    _exit(127);
+}
 
 pid_t run_child_start(const struct run_child *c, char *err, size_t errlen)
 {
@@ -35,26 +61,11 @@ pid_t run_child_start(const struct run_child *c, char *err, size_t errlen)
     if (c->quiet)
         argv[a++] = "--quiet";
     argv[a] = NULL;
-    pid_t pid = fork();
+    struct run_job job = {.c = c, .self = self, .argv = argv};
+    pid_t pid = spawner_fork(NULL, 0, -1, run_main, &job);
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
         return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        proc_child_signals();
-        if (c->repetition)
-            setenv(REPEAT_ENV, c->repetition, 1);
-        else
-            unsetenv(REPEAT_ENV);
-        if (c->no_stdout) {
-            int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-            if (null >= 0)
-                dup2(null, 1);
-        }
-        execv(self, argv);
-        fprintf(stderr, "faultline: cannot run %s: %s\n", self, strerror(errno));
-        _exit(127);
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
     return pid;

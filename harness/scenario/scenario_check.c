@@ -222,10 +222,12 @@ void scenario_check_faults(const struct scenario *sc, const char *file, struct e
          * service; a [host] restarts with its own command. */
         rules.host_known = true;
         rules.host_in_lab = !known;
-        rules.host_restarts = false;
+        rules.host_restarts = rules.host_powers = false;
         for (unsigned h = 0; h < sc->nhosts; h++)
-            if (strcmp(sc->hosts[h].name, f->host) == 0)
+            if (strcmp(sc->hosts[h].name, f->host) == 0) {
                 rules.host_restarts = sc->hosts[h].restart[0] != '\0';
+                rules.host_powers = sc->hosts[h].power.off[0] && sc->hosts[h].power.on[0];
+            }
         char why[1024];
         if (at_in_workload(sc, f, why, sizeof why) != 0) {
             snprintf(err, n, "%s:%d: %s", file, f->at_line, why);

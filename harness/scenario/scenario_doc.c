@@ -37,7 +37,9 @@ static const char *const purposes[S_COUNT] = {
                 "(under Expectations below).",
     [S_HOST] = "A machine outside the lab that faults act on, named (`[host array1]`) and named "
                "by a fault's `host`: a network namespace here, or a machine reached over ssh, "
-               "where `faultline agent` applies the faults and puts them back.",
+               "where `faultline agent` applies the faults and puts them back.  Its power is "
+               "cut (power-off) by commands run here, on the controller: `power_off` and "
+               "`power_on`, a BMC's, with or without ssh.",
     /* parenthesised: clang takes a two-piece literal in an array for a missing comma */
     [S_CLUSTER] = ("The real storage a run is against (GlusterFS or CephFS), known as a lab "
                    "knows its own; not together with a lab."),

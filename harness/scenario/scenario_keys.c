@@ -184,6 +184,24 @@ static const struct key_def host_keys[] = {
     {"switch", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, switch_host), 0, 0,
      "the [host] of the Linux switch that holds its switch_port (port-down, port-flap, "
      "switch-down, bandwidth direction = in run there)", 0},
+    {"power_off", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, power.off), 0, 0,
+     "power-off: the command that cuts the host's power, run with /bin/sh -c here, on the "
+     "controller, not on the host (no ssh needed): ipmitool -I lanplus -H bmc-gs2 -U admin -E "
+     "chassis power off; needs power_on", 0},
+    {"power_on", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, power.on), 0, 0,
+     "power-off: the command that powers the host on again, run here at the fault's clear, "
+     "and by `faultline cleanup` after a killed run (it is in the undo log before the cut); "
+     "needs power_off", 0},
+    {"power_status", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, power.status), 0, 0,
+     "power-off, optional: a command run here that tells the host's power, as ipmitool's "
+     "chassis power status does (\"Chassis Power is off\"): it says off when it exits 0 and "
+     "its output has the word off and not the word on (any case), and on the other way round; "
+     "asked every 0.5 s after power_off until it says off (never within power_wait: the fault "
+     "is indeterminate) and after power_on until it says on (never: the clear failed); needs "
+     "power_off and power_on", 0},
+    {"power_wait", KEY_DURATION, "30s", NULL, KEY_FIELD(struct host_spec, power.wait_ns),
+     1000000000ull, 600000000000ull,
+     "power_status: how long it may take to say off after power_off, or on after power_on", 0},
 };
 
 static const struct key_def cluster_keys[] = {

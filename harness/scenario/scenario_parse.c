@@ -296,6 +296,41 @@ static int check_host_ssh(const char *file, const struct ini_section *s, struct 
     return 0;
 }
 
+/* The line of key in section s (the section's own when not given). */
+static int entry_line(const struct ini_section *s, const char *key)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->entries[k].key, key) == 0)
+            return s->entries[k].line;
+    return s->line;
+}
+
+/* The power keys of a [host]: power_off and power_on together (a cut
+ * whose power-on is unknown could never be undone), power_status only
+ * with them. */
+static int check_host_power(const char *file, const struct ini_section *s,
+                            const struct host_spec *h, char *err, size_t n)
+{
+    const struct host_power *p = &h->power;
+    if (p->off[0] && !p->on[0]) {
+        snprintf(err, n, "%s:%d: [host %s] power_off needs power_on = COMMAND (it powers the "
+                 "host on again at the fault's clear and in `faultline cleanup`)", file,
+                 entry_line(s, "power_off"), h->name);
+        return -1;
+    }
+    if (p->on[0] && !p->off[0]) {
+        snprintf(err, n, "%s:%d: [host %s] power_on needs power_off = COMMAND (the cut it "
+                 "undoes)", file, entry_line(s, "power_on"), h->name);
+        return -1;
+    }
+    if (p->status[0] && !p->off[0]) {
+        snprintf(err, n, "%s:%d: [host %s] power_status needs power_off and power_on (it only "
+                 "confirms what they do)", file, entry_line(s, "power_status"), h->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* [host NAME] */
 static int bind_host(struct binding *b, const struct ini_section *s, char *err, size_t n)
 {
@@ -338,7 +373,8 @@ static int bind_host(struct binding *b, const struct ini_section *s, char *err, 
     }
     if (b->errs->n > before)
         return -1; /* the ssh keys are checked together once each is good */
-    if (check_host_ssh(b->ini->file, s, h, err, n) != 0) {
+    if (check_host_ssh(b->ini->file, s, h, err, n) != 0 ||
+        check_host_power(b->ini->file, s, h, err, n) != 0) {
         scenario_note(b->errs, err);
         return -1;
     }

@@ -15,8 +15,10 @@
  *
  * Happened: the monitors' cluster log gives path events: an MDS given rank
  * 0 (mds-assigned) and active (mds-active), an OSD that met a bad copy of
- * its own on a read and repaired it from the others (read-repair), and a
- * deep scrub's bad copies (scrub-bad-copy) and count (scrub-errors).  In a
+ * its own on a read and repaired it from the others (read-repair), a
+ * deep scrub's bad copies (scrub-bad-copy) and count (scrub-errors), and an
+ * OSD marked down (osd-down: failed, or stopped by its own word, as an OSD
+ * whose disk fails does), out (osd-out) and up again (osd-up).  In a
  * lab every monitor's copy of the file is read; on a real cluster the
  * monitors are asked (`ceph log last N info cluster`, right after the
  * workload), and what they keep is what there is: Pacific answers from a
@@ -34,6 +36,7 @@
 
 #include "../../lib/jread.h"
 #include "ceph.h"
+#include "logtime.h"
 
 #define SECOND 1000000000ull
 #define QUESTION_MS 30000
@@ -150,13 +153,7 @@ static uint64_t log_time(const char *line)
     int oh, om;
     if ((sign != '+' && sign != '-') || sscanf(p + 1, "%2d%2d", &oh, &om) != 2)
         return 0;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    time_t t = timegm(&tm);
-    if (t < 0)
-        return 0;
-    long off = (oh * 60L + om) * 60L * (sign == '+' ? 1 : -1);
-    return (uint64_t)(t - off) * SECOND + frac_ns;
+    return storage_log_ns(&tm, frac_ns, sign, oh, om);
 }
 
 /* An MDS given rank 0 in place of a failed one ("... as rank 0 with standby
@@ -425,12 +422,55 @@ static bool osd_line_of(const struct storage *st, const char *line, struct osd_l
     return false;
 }
 
+/* The monitors' word on an OSD's state: failed, reported by its peers or
+ * its own connections ("osd.N failed (root=...,host=H) (WHY)"), gone by
+ * its own word when it stops ("osd.N marked itself dead as of eE", "...
+ * marked itself down ..." in older releases), out of the data's placement
+ * once down for mon_osd_down_out_interval ("Marking osd.N out (has been
+ * down for S seconds)"), and up again ("osd.N [ADDRS] boot"). */
+static bool osd_state_line_of(const struct storage *st, const char *line, struct osd_line *o)
+{
+    const char *m = strstr(line, " : cluster [INF] ");
+    unsigned osd;
+    int end = 0;
+    if (!m || !(o->wall_ns = log_time(line)))
+        return false;
+    m += strlen(" : cluster [INF] ");
+    if (sscanf(m, "osd.%u failed %n", &osd, &end) == 1 && end) {
+        const char *why = strrchr(m, '(');
+        o->event = "osd-down";
+        snprintf(o->detail, sizeof o->detail, "the monitors mark osd.%u down: %.*s (the "
+                 "monitors' cluster log)", osd, why ? (int)strcspn(why + 1, ")\n") : 6,
+                 why ? why + 1 : "failed");
+    } else if (sscanf(m, "osd.%u marked itself %n", &osd, &end) == 1 && end) {
+        o->event = "osd-down";
+        const char *said = strstr(m, "marked itself");
+        snprintf(o->detail, sizeof o->detail, "osd.%u stops and says so: %.*s (the monitors' "
+                 "cluster log)", osd, (int)strcspn(said, "\n"), said);
+    } else if (sscanf(m, "Marking osd.%u out %n", &osd, &end) == 1 && end) {
+        o->event = "osd-out";
+        snprintf(o->detail, sizeof o->detail, "the monitors take osd.%u out of the data's "
+                 "placement %.*s: its copies are made again on the others (the monitors' "
+                 "cluster log)", osd, (int)strcspn(m + end, "\n"), m + end);
+    } else if (sscanf(m, "osd.%u [%*[^]]] boot%n", &osd, &end) == 1 && end) {
+        o->event = "osd-up";
+        snprintf(o->detail, sizeof o->detail, "osd.%u is up again (boot; the monitors' cluster "
+                 "log)", osd);
+    } else {
+        return false;
+    }
+    osd_where(st, osd, o->where, sizeof o->where);
+    return true;
+}
+
 static void note_osd_line(void *ctx, const char *mon, const char *line)
 {
     (void)mon;
     struct osd_lines *l = ctx;
     struct osd_line o;
-    if (!strstr(line, "cluster [ERR]") || !osd_line_of(l->st, line, &o) ||
+    bool err = strstr(line, "cluster [ERR]"), inf = !err && strstr(line, "cluster [INF]");
+    if ((!err && !inf) || !(err ? osd_line_of(l->st, line, &o)
+                                : osd_state_line_of(l->st, line, &o)) ||
         o.wall_ns < l->from_wall_ns)
         return;
     for (size_t k = 0; k < l->n; k++)

@@ -14,11 +14,23 @@
  *
  * Every question goes through the CLI in script mode (no prompt ever
  * waits).
+ *
+ * Happened: a brick whose disk fails takes itself down when its health
+ * check (storage.health-check-interval, 30 s by default) cannot write and
+ * read back a file of the brick: "health-check failed, going down" in the
+ * brick's log, where the reason is the line before ("... on
+ * BRICK/.glusterfs/health_check returned [Input/output error]").  That
+ * becomes a path event (brick-down) at its time.  The bricks' logs are on
+ * the servers and no CLI gives them: a lab reads them (logs "brick"), a
+ * real cluster's are not known here.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "logtime.h"
 #include "storage.h"
 
 #define QUESTION_MS 10000
@@ -100,6 +112,75 @@ static void describe(const struct storage *st, struct kv_list *about, struct kv_
     }
 }
 
+/* --- what the bricks logged --- */
+
+/* The time at the head of a GlusterFS log line, Unix ns: "[2026-12-07
+ * 03:10:11.123456 +0000] ..." (10.x) or without the zone (UTC); 0 when the
+ * line does not start with one. */
+static uint64_t gluster_log_time(const char *line)
+{
+    struct tm tm = {0};
+    unsigned usec = 0;
+    int oh = 0, om = 0;
+    char sign = '+';
+    if (sscanf(line, "[%4d-%2d-%2d %2d:%2d:%2d.%6u %c%2d%2d]", &tm.tm_year, &tm.tm_mon,
+               &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &usec, &sign, &oh, &om) < 7)
+        return 0;
+    return storage_log_ns(&tm, usec * 1000ull, sign, oh, om);
+}
+
+struct brick_lines {
+    uint64_t from_wall_ns;
+    storage_saw_fn fn;
+    void *ctx;
+    char source[32];   /* the server of the lines so far */
+    char reason[256];  /* the last failed check's words, of that server */
+};
+
+/* "health_check on X returned [Y]" or "F() on X returned [Y]": what failed. */
+static void note_reason(struct brick_lines *b, const char *line)
+{
+    const char *r = strstr(line, " returned ");
+    const char *on = strstr(line, "health_check");
+    if (!r || !on)
+        return;
+    const char *words = strrchr(line, ']') ? strstr(line, "] 0-") : NULL;
+    words = words ? strchr(words + 4, ' ') : NULL;
+    if (words)
+        snprintf(b->reason, sizeof b->reason, "%.*s", (int)strcspn(words + 1, "\n"), words + 1);
+}
+
+static void note_brick_line(void *ctx, const char *source, const char *line)
+{
+    struct brick_lines *b = ctx;
+    if (strcmp(source, b->source) != 0) {
+        snprintf(b->source, sizeof b->source, "%s", source);
+        b->reason[0] = '\0';
+    }
+    if (!strstr(line, "health-check failed, going down")) {
+        note_reason(b, line);
+        return;
+    }
+    uint64_t t = gluster_log_time(line);
+    if (!t || t < b->from_wall_ns)
+        return;
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s's brick takes itself down: its health check failed%s%s%s "
+             "(the brick's log)", source, b->reason[0] ? " (" : "", b->reason,
+             b->reason[0] ? ")" : "");
+    b->fn(b->ctx, t, "brick-down", source, detail);
+    b->reason[0] = '\0';
+}
+
+static void happened(const struct storage *st, uint64_t from_wall_ns, storage_saw_fn fn,
+                     void *ctx)
+{
+    if (!st->logs)
+        return;
+    struct brick_lines b = {.from_wall_ns = from_wall_ns, .fn = fn, .ctx = ctx};
+    st->logs(st, "brick", note_brick_line, &b);
+}
+
 const struct storage_kind storage_gluster = {
     .name = "gluster",
     .what = "a GlusterFS volume",
@@ -108,4 +189,5 @@ const struct storage_kind storage_gluster = {
     .cli = "gluster",
     .heal = &heal,
     .describe = describe,
+    .happened = happened,
 };

@@ -31,7 +31,7 @@ cp "$WORK/out" "$WORK/lab-help"
 contains "$WORK/lab-help" "2 to 8"
 contains "$WORK/lab-help" "lower-case letters or digits starting with fl"
 expect_code 0 "$FAULTLINE" help scenario
-kinds=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' "$WORK/lab-help" | grep -v '^up$\|^down$\|^status$\|^restart$\|^init$')
+kinds=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' "$WORK/lab-help" | grep -v '^up$\|^down$\|^status$\|^restart$\|^power$\|^init$')
 [ "$(echo "$kinds" | wc -l)" -ge 3 ] || fail "lab --help lists no kinds: $kinds"
 for k in $kinds; do
     grep -Eq "^(Labs:|     ) $k " "$WORK/out" || fail "help scenario does not list lab kind $k"

@@ -96,9 +96,13 @@ echo "docs: faultline.1 names $(wc -l < "$WORK/verbs") verbs and $(wc -l < "$WOR
 WCACHE=$(dirname "$FAULTLINE")/faultline-wcache
 [ -x "$WCACHE" ] || WCACHE=$ROOT/build/faultline-wcache
 [ -x "$WCACHE" ] || fail "no faultline-wcache next to $FAULTLINE or in build/ (make)"
-mk install DESTDIR="$WORK/inst" INSTALL_FAULTLINE="$FAULTLINE" INSTALL_WCACHE="$WCACHE"
+DISK=$(dirname "$FAULTLINE")/faultline-disk
+[ -x "$DISK" ] || DISK=$ROOT/build/faultline-disk
+[ -x "$DISK" ] || fail "no faultline-disk next to $FAULTLINE or in build/ (make)"
+mk install DESTDIR="$WORK/inst" INSTALL_FAULTLINE="$FAULTLINE" INSTALL_WCACHE="$WCACHE" \
+    INSTALL_DISK="$DISK"
 P=$WORK/inst/usr/local
-for f in bin/faultline bin/faultline-wcache; do
+for f in bin/faultline bin/faultline-wcache bin/faultline-disk; do
     [ "$(stat -c %a "$P/$f")" = 755 ] || fail "$f is not installed with mode 755"
 done
 cmp -s "$FAULTLINE" "$P/bin/faultline" || fail "the installed faultline is not the one under test"

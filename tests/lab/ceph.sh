@@ -28,7 +28,7 @@ nothing_left() {
 # every process of the lab: the servers' (by network namespace) and ceph-fuse
 lab_pids() {
     for i in 1 2 3; do ip netns pids "$P-ceph-cs$i" 2>/dev/null || true; done
-    jq -r '.hosts[0].process.pid' "$WORK/status.json"
+    jq -r '.hosts[0].process.pid, .disks[].pid' "$WORK/status.json"
 }
 # the ceph CLI in the namespaces of cs1's monitor
 ceph_cli() { nsenter -t "$CS1" -n -m -p ceph -c "$LABDIR/ceph.conf" --connect-timeout 20 "$@"; }
@@ -58,6 +58,9 @@ for i in 1 2 3; do
     # namespace only (what a power cut shuts down)
     [ "$(nsenter -t "$pid" -m -p findmnt -n -o FSTYPE "$LABDIR/cs$i")" = xfs ] ||
         fail "cs$i's stores are not on an XFS of its own: $(nsenter -t "$pid" -m -p findmnt -n "$LABDIR/cs$i")"
+    # ... over its disk layer (faultline-disk, in our namespaces)
+    losetup -j "$LABDIR/disk-cs$i/disk" | grep -q . || fail "cs$i's disk is not over its disk layer: $(losetup -a)"
+    json "$S" ".disks[$((i - 1))] | [.name, .state, .mode]" "[\"cs$i\",\"running\",\"ok\"]"
     ! grep -q " $LABDIR/cs$i " /proc/mounts || fail "cs$i's disk is mounted in our namespace"
     for d in ceph-mon ceph-osd; do
         ip netns pids "$P-ceph-cs$i" | xargs -r ps -o comm= -p | grep -qx $d || fail "no $d on cs$i"

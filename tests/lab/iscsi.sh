@@ -32,6 +32,10 @@ json "$S" '[.hosts[].name]' '["client","ctrl-a","ctrl-b"]'
 json "$S" '[.hosts[] | select(.process) | .process.state]' '["running","running"]'
 json "$S" '.portals | length' 2
 json "$S" '.lun.write_cache' false
+# no disk layer unless asked (disk_faults = yes: tests/lab/disk.sh)
+json "$S" '[.disk_faults, (.disks | length)]' '[false,0]'
+! grep -q " /var/lib/faultline/labs/$P-iscsi/disk-lun " /proc/mounts ||
+    fail "a disk layer is mounted under the LUN of a lab with disk_faults = no"
 PIDS=$(jq -r '.hosts[] | select(.process) | .process.pid' "$S" | tr '\n' ' ')
 CTLPORTS=$(jq -r '.hosts[] | select(.process) | .process.control_port' "$S" | tr '\n' ' ')
 PID_A=$(jq -r '.hosts[] | select(.name == "ctrl-a") | .process.pid' "$S")

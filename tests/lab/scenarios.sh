@@ -19,6 +19,10 @@ DIR=$(cd "$(dirname "$0")/../../scenarios" && pwd)
 # and verified, and the sweep read the written blocks again (the language
 # has no metric for the sweep's reads or the ok count).
 RAN='.faults == [] and .io.reads > 0 and .io.writes > 0 and .io.errors == 0 and .counts.ok > 0 and .sweep.reads > 0 and .sweep.errors == 0'
+# A power cut taken off the network first (its switch port down before
+# anything of the host died: nothing it sent after the cut reached a peer,
+# tests/lab/silent.sh).
+SILENT='(.faults[0].detail | test("^power of [a-z0-9-]+ cut: switch port [a-z0-9-]+ down, then "))'
 # A path switch while the fault lasted (the language has no metric for path
 # events).
 SWITCHED='([.faults[0].path_events[] | select(.event == "switch")] | length >= 1)'
@@ -60,8 +64,12 @@ why() {
     # the 4 overwritten blocks were read and flagged (detected_corrupt = 4
     # in the scenario; the reads' class is not a metric of the language)
     iscsi-disk-corruption) WHY='.counts.corrupt >= 4' ;;
-    # the workload made names while the brick died (expect_heal says it healed)
-    gluster-brick-kill) WHY='.metadata.ops.create > 0' ;;
+    # the workload made names while the brick died (expect_heal says it
+    # healed); a run that failed (expect_failing: lost_writes?, zeroed?,
+    # stale_reads?) failed for GlusterFS's read of the returning brick: every
+    # such finding is a read after its restart began (at + restart_after = 7 s)
+    gluster-brick-kill)
+        WHY='.metadata.ops.create > 0 and ([.findings[] | select(.class != "io-error") | .class] - ["lost-write", "stale-read", "zeroed"] == []) and ([.findings[] | select(.class != "io-error") | .read_at >= 7] | all)' ;;
     # glusterd stayed dead for its 2.5 s at least
     gluster-glusterd-kill) WHY='.faults[0].cleared_at - .faults[0].injected_at >= 2.5' ;;
     # power cuts: the cut found writes at risk; without a mirror some read
@@ -71,13 +79,13 @@ why() {
     # left: see below)
     # (reverted > 0 unless the cut found A's cache nearly clean, a flush just
     # done: then it lost nothing to revert; 0 of 15 measured runs)
-    iscsi-controller-power) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and (.power[0].reverted > 0 or (.faults[0].detail | capture("killed, (?<n>[0-9]+) unflushed pages").n | tonumber) < 20) and .counts.reverted == .power[0].reverted and .counts["lost-write"] == 0 and '"$SWITCHED" ;;
-    iscsi-controller-power-mirrored) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and '"$SWITCHED" ;;
-    gluster-server-power) WHY=".power[0].fault == \"power-gs2\" and .power[0].writes_at_risk > 0 and (.faults[0].detail | contains(\"xfs shut down without log flush\")) and .metadata.ops.create > 0" ;;
+    iscsi-controller-power) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and (.power[0].reverted > 0 or (.faults[0].detail | capture("killed, (?<n>[0-9]+) unflushed pages").n | tonumber) < 20) and .counts.reverted == .power[0].reverted and .counts["lost-write"] == 0 and '"$SWITCHED and $SILENT" ;;
+    iscsi-controller-power-mirrored) WHY='.power[0].fault == "power-a" and .power[0].writes_at_risk > 0 and '"$SWITCHED and $SILENT" ;;
+    gluster-server-power) WHY=".power[0].fault == \"power-gs2\" and .power[0].writes_at_risk > 0 and (.faults[0].detail | contains(\"xfs shut down without log flush\")) and .metadata.ops.create > 0 and $SILENT" ;;
     # must fail (the scenario's expect_failing: lost_writes, zeroed): and
     # every lost write is named with its block and an older generation
     iscsi-cache-lies)
-        WHY='.power[0].fault == "power-a" and .counts["lost-write"] > 0 and ([.findings[] | select(.class == "lost-write") | .block != null and .found_gen < .expected_gen] | all)' ;;
+        WHY='.power[0].fault == "power-a" and .counts["lost-write"] > 0 and ([.findings[] | select(.class == "lost-write") | .block != null and .found_gen < .expected_gen] | all) and '"$SILENT" ;;
     # the brick really died three times and the volume really ran with no
     # post-op delay; no finding of any class
     gluster-small-file-brick-kill-post-op)
@@ -104,7 +112,7 @@ why() {
     # flush), the standby took over while cs1 was still off, and the names
     # waited for it
     cephfs-mds-power)
-        WHY='.power[0].fault == "power-cs1" and .power[0].writes_at_risk > 0 and (.faults[0].detail | contains("xfs (every store of its daemons) shut down without log flush")) and (.faults[0] as $f | [$f.path_events[] | select(.event == "mds-active" and (.portal | startswith("mds.cs2 "))) | .t < $f.cleared_at] | any) and .faults[0].metadata_stall_s > 5 and .metadata.ops.create > 0' ;;
+        WHY='.power[0].fault == "power-cs1" and .power[0].writes_at_risk > 0 and '"$SILENT"' and (.faults[0].detail | contains("xfs (every store of its daemons) shut down without log flush")) and (.faults[0] as $f | [$f.path_events[] | select(.event == "mds-active" and (.portal | startswith("mds.cs2 "))) | .t < $f.cleared_at] | any) and .faults[0].metadata_stall_s > 5 and .metadata.ops.create > 0' ;;
     # an OSD died (not just anything on cs3); expect_recover > 2s in the
     # scenario says the objects written meanwhile were recovered
     cephfs-osd-kill)
@@ -124,6 +132,38 @@ why() {
     # says why from the monitors' log with the settings that cause it
     cephfs-mds-grace-trap)
         WHY='.faults[0].recovery_s == null and ([.path_events[] | select(.event == "mds-active")] == []) and ([.path_events[] | select(.event == "mds-beacons-reset") | .detail | test("mon_tick_interval [(]5 s[)] is not shorter than mds_beacon_grace [(]5 s[)] minus mds_beacon_interval [(]4 s[)]")] | any) and .measured.hung > 0 and .findings == []' ;;
+    # --- the disk faults: each fault's detail counts what the disk layer did,
+    # so a fault that met no I/O (it proved nothing) fails here ---
+    # must fail (expect_failing = io_errors): reads of the bad sectors
+    # failed, every block whose read failed is named (a finding each, its
+    # later failed reads counted in it: together every failed read), and each
+    # is one of the 64 bad blocks (4 KiB blocks 1024..1087); an error is not
+    # a lie (the
+    # scenario's lost_writes, corrupt = 0)
+    iscsi-lun-bad-sectors)
+        WHY='(.faults[0].detail | test("the LUN.s disk.*: [1-9][0-9]* of [0-9]+ reads failed with EIO")) and .counts["io-error"] > 0 and .findings_unlisted == 0 and ([.findings[] | .class] - ["io-error"] == []) and ([.findings[] | .block >= 1024 and .block < 1088] | all) and (.findings | length) + ([.findings[].repeats] | add) == .counts["io-error"]' ;;
+    # the disk failed writes, and GlusterFS took the brick out by its health
+    # check while the fault lasted (brick-down, from gs1's brick log)
+    gluster-brick-disk-fail)
+        WHY='(.faults[0].detail | test("gs1.s brick disk .*[1-9][0-9]* of [0-9]+ writes")) and ([.faults[0].path_events[] | select(.event == "brick-down" and .portal == "gs1")] | length == 1) and .metadata.ops.create > 0' ;;
+    # reads of gs1's disk failed, and the client read every block right
+    gluster-brick-bad-sectors)
+        WHY='(.faults[0].detail | test("gs1.s brick disk .*: [1-9][0-9]* of [0-9]+ reads failed with EIO")) and .counts.ok > 0 and .findings == []' ;;
+    # gs1's disk held I/Os back, and the clients felt it (a latency of the
+    # disk's own at least)
+    gluster-brick-disk-slow)
+        WHY='(.faults[0].detail | test("gs1.s brick disk .*: [1-9][0-9]* I/Os held back 20 ms")) and .faults[0].latency_p99_s >= 0.02 and .findings == []' ;;
+    # cs3's disk failed writes, and every OSD the monitors marked down is
+    # cs3's (in 14 of 15 measured runs they did within the run; in one the
+    # cluster log had no such line by its end)
+    cephfs-osd-disk-fail)
+        WHY='(.faults[0].detail | test("cs3.s disk .*[1-9][0-9]* of [0-9]+ writes")) and ([.path_events[] | select(.event == "osd-down") | .portal | startswith("osd.2 ")] | all) and .metadata.ops.create > 0' ;;
+    # reads of cs3's disk failed, and the client read every block right:
+    # osd.2 read its objects from the other copies (read-repair, all on
+    # osd.2), or it died of a failed read of its own store and was marked
+    # down (4 and 11 of 15 measured runs)
+    cephfs-osd-bad-sectors)
+        WHY='(.faults[0].detail | test("cs3.s disk .*: [1-9][0-9]* of [0-9]+ reads failed with EIO")) and ([.path_events[] | select(.event == "read-repair") | .portal | startswith("osd.2 ")] as $rr | ($rr | length > 0 and all) or ([.path_events[] | select(.event == "osd-down") | .portal | startswith("osd.2 ")] | any)) and .counts.ok > 0 and .findings == []' ;;
     *) fail "$1: no reason check in why(); every shipped scenario needs one" ;;
     esac
 }

@@ -10,7 +10,8 @@
  * intents and its durability point, verifies clean from its journal; a
  * batch of intents costs one journal write, not one per operation; another
  * mix of operations is kept to; a time in which no operation completes is
- * kept as the stream's stall, found by the span it overlaps.
+ * kept as the stream's stall, found by the span it overlaps; a stream
+ * directory an earlier run left is made anew only inside a tree of ours.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -461,6 +462,39 @@ static void a_pause_is_the_streams_stall(void **state)
     free(s);
 }
 
+/* A stream directory of an earlier run still there when the stream starts
+ * (a replicated filesystem's listing did not show it to the tree's
+ * emptying): inside a tree of faultline's it is removed and made anew;
+ * elsewhere it is refused, with what is there left alone. */
+static void a_stale_stream_dir_is_made_anew_in_a_tree_only(void **state)
+{
+    (void)state;
+    char path[256];
+    struct meta_stream s;
+    snprintf(path, sizeof path, "%s/meta-0", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/meta-0/old", root);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    /* not a tree of faultline's: refused, nothing removed */
+    assert_int_equal(meta_init(&s, root, 0, 42, 100, false), -1);
+    assert_non_null(strstr(s.err, "not a tree of faultline"));
+    assert_int_equal(access(path, F_OK), 0);
+    meta_free(&s);
+    /* with the marker: made anew, empty */
+    char marker[256];
+    snprintf(marker, sizeof marker, "%s/.faultline-tree", root);
+    f = fopen(marker, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(meta_init(&s, root, 0, 42, 100, false), 0);
+    assert_int_equal(access(path, F_OK), -1);
+    snprintf(path, sizeof path, "%s/meta-0", root);
+    assert_int_equal(access(path, F_OK), 0);
+    meta_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +509,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(intents_are_synced_a_batch_at_a_time, setup, teardown),
         cmocka_unit_test_setup_teardown(another_mix_is_kept_to, setup, teardown),
         cmocka_unit_test_setup_teardown(a_pause_is_the_streams_stall, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_stale_stream_dir_is_made_anew_in_a_tree_only, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

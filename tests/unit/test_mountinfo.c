@@ -33,76 +33,16 @@
 
 #include "../../lib/mountinfo.h"
 #include "../../lib/proc.h"
+#include "stalefs_mount.h"
 
-struct fusefs {
-    char dir[64], back[96], mnt[96];
-    pid_t daemon;
-};
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Whether a FUSE filesystem is mounted at mnt, from mountinfo by name
- * (a stat of a mount whose connection is aborted fails). */
-static int mounted(const char *mnt)
-{
-    FILE *f = fopen("/proc/self/mountinfo", "r");
-    char line[4096], field[96];
-    snprintf(field, sizeof field, " %s ", mnt);
-    int found = 0;
-    while (f && fgets(line, sizeof line, f))
-        found |= strstr(line, field) && strstr(line, " - fuse");
-    if (f)
-        fclose(f);
-    return found;
-}
-
-/* Whether every thread of pid is stopped: kill(SIGSTOP) returns before
- * they are, and one still running could answer the reader. */
-static bool all_stopped(pid_t pid)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    bool all = true;
-    struct dirent *e;
-    while (all && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        pid_t tid = (pid_t)atoi(e->d_name); /* /proc/TID/stat: the thread's own state */
-        all = proc_state(tid, proc_starttime(tid)) == PROC_STOPPED;
-    }
-    closedir(d);
-    return all;
-}
-
-/* stalefs over a fresh directory, mounted (10 s at most), with one file. */
+/* stalefs over a fresh directory, mounted, with one file. */
 static int setup(void **state)
 {
-    *state = NULL;
-    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0)
-        return 0; /* each test skips */
-    const char *bin = getenv("STALEFS") ? getenv("STALEFS") : "build/stalefs";
-    if (access(bin, X_OK) != 0) {
-        print_message("%s: %s (make build/stalefs)\n", bin, strerror(errno));
+    if (stalefs_mount(state, "mountinfo") != 0)
         return -1;
-    }
-    struct fusefs *fs = calloc(1, sizeof *fs);
+    struct fusefs *fs = *state;
     if (!fs)
-        return -1;
-    *state = fs; /* teardown removes what there is */
-    snprintf(fs->dir, sizeof fs->dir, "/tmp/fl-mountinfo-XXXXXX");
-    if (!mkdtemp(fs->dir))
-        return -1;
-    snprintf(fs->back, sizeof fs->back, "%s/back", fs->dir);
-    snprintf(fs->mnt, sizeof fs->mnt, "%s/mnt", fs->dir);
-    if (mkdir(fs->back, 0700) != 0 || mkdir(fs->mnt, 0700) != 0)
-        return -1;
+        return 0; /* each test skips */
     char file[128];
     snprintf(file, sizeof file, "%s/f", fs->back);
     int fd = open(file, O_CREAT | O_WRONLY, 0600);
@@ -110,35 +50,12 @@ static int setup(void **state)
         return -1;
     bool written = write(fd, "data", 4) == 4;
     close(fd);
-    if (!written)
-        return -1;
-    fs->daemon = fork();
-    if (fs->daemon == 0) {
-        execl(bin, bin, fs->back, fs->mnt, "-f", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 1000 && !mounted(fs->mnt); i++)
-        sleep_ms(10);
-    return mounted(fs->mnt) ? 0 : -1;
+    return written ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-    struct fusefs *fs = *state;
-    if (!fs)
-        return 0;
-    if (fs->daemon > 0) {
-        kill(fs->daemon, SIGCONT);
-        kill(fs->daemon, SIGKILL);
-        waitpid(fs->daemon, NULL, 0);
-    }
-    umount2(fs->mnt, MNT_DETACH);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", fs->dir);
-    if (fs->dir[0] && strcmp(fs->dir, "/tmp/fl-mountinfo-XXXXXX") != 0 && system(cmd) != 0)
-        print_message("could not remove %s\n", fs->dir);
-    free(fs);
-    return 0;
+    return stalefs_unmount(state);
 }
 
 static void nothing_to_abort_where_no_fuse_is_mounted(void **state)

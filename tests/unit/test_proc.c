@@ -43,6 +43,7 @@
 #include <cmocka.h>
 
 #include "../../lib/proc.h"
+#include "../../lib/spawner.h"
 
 struct probe {
     pid_t pid;
@@ -271,6 +272,12 @@ static void test_joins_a_pid_namespace(void **state)
 
 int main(void)
 {
+    /* as faultline does: every child forked by the spawner (lib/spawner.h) */
+    char err[256];
+    if (spawner_start(err, sizeof err) != 0) {
+        fprintf(stderr, "spawner_start: %s\n", err);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writes_reach_us),
         cmocka_unit_test(test_failure_says_why),

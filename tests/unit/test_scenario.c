@@ -282,6 +282,49 @@ static void expectation_mistakes_are_named(void **state)
     expect_error(text, "t.scn:2:", "bucket");
 }
 
+/* A [host]'s power commands: bound as written, and power-off refused where
+ * a host has no way to power off (file:line and why). */
+static void hosts_power_off_by_their_own_commands(void **state)
+{
+    (void)state;
+    const char *head = "[target]\nkind = file\npath = /x\n";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s[host gs2]\nssh = root@gs2\npower_off = ipmitool -H bmc-gs2 chassis power off\n"
+             "power_on = ipmitool -H bmc-gs2 chassis power on\n"
+             "power_status = ipmitool -H bmc-gs2 chassis power status\npower_wait = 5s\n"
+             "[host gs3]\npower_off = off gs3\npower_on = on gs3\n"
+             "[fault cut]\naction = power-off\nhost = gs2\nat = 1s\n"
+             "[fault cut3]\naction = power-off\nhost = gs3\nat = 1s\n", head);
+    struct scenario sc;
+    char err[FL_ERRLEN];
+    if (scenario_parse(text, "t.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(sc.nhosts, 2);
+    assert_string_equal(sc.hosts[0].power.off, "ipmitool -H bmc-gs2 chassis power off");
+    assert_string_equal(sc.hosts[0].power.on, "ipmitool -H bmc-gs2 chassis power on");
+    assert_string_equal(sc.hosts[0].power.status, "ipmitool -H bmc-gs2 chassis power status");
+    assert_true(sc.hosts[0].power.wait_ns == 5000000000ull);
+    assert_true(sc.hosts[1].power.wait_ns == 30000000000ull); /* the default */
+    assert_string_equal(sc.hosts[1].power.status, "");
+    assert_int_equal(sc.faults[0].loses, LOSES_UNFLUSHED); /* a cut, as a lab server's */
+
+    snprintf(text, sizeof text, "%s[host h]\npower_status = st\n", head);
+    expect_error(text, "t.scn:5:", "power_status needs power_off and power_on");
+    snprintf(text, sizeof text, "%s[host h]\npower_off = off\n", head);
+    expect_error(text, "t.scn:5:", "power_off needs power_on");
+    snprintf(text, sizeof text, "%s[host h]\nnetns = x\npower_on = on\n", head);
+    expect_error(text, "t.scn:6:", "power_on needs power_off");
+    snprintf(text, sizeof text, "%s[host h]\npower_off = off\npower_on = on\npower_wait = 1ms\n",
+             head);
+    expect_error(text, "t.scn:7:", "power_wait");
+    snprintf(text, sizeof text, "%s[host h]\nssh = root@h\n[fault cut]\naction = power-off\n"
+             "host = h\nat = 1s\n", head);
+    expect_error(text, "t.scn:6:", "[host h] has no power_off and power_on");
+    snprintf(text, sizeof text, "%s[fault cut]\naction = power-off\nat = 1s\n", head);
+    expect_error(text, "t.scn:4:", "and local is neither");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +335,7 @@ int main(void)
         cmocka_unit_test(units_read_as_storage_people_write_them),
         cmocka_unit_test(expectations_compare_as_written),
         cmocka_unit_test(expectation_mistakes_are_named),
+        cmocka_unit_test(hosts_power_off_by_their_own_commands),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }

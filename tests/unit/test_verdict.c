@@ -234,6 +234,30 @@ static void detected_corruption_is_not_damage(void **state)
  * interruption says so (128 + the signal); else a fault that did not
  * happen as written is an error; else a rule that could not be measured
  * fails. */
+/* Workers left waiting on the target: the sweep did not read every block,
+ * so even with every rule held the run is not a pass; and it was no
+ * signal that cut it short. */
+static void an_abandoned_run_is_never_pass(void **state)
+{
+    (void)state;
+    load("");
+    findings_init(&fnd, 100);
+    struct verdict_input in = input();
+    in.abandoned = true;
+    struct verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_true(v.pass); /* every rule held ... */
+    assert_int_equal(v.outcome, OUTCOME_FAIL); /* ... and still */
+    assert_string_equal(verdict_word(&v), "fail");
+    assert_int_equal(verdict_exit_code(&v), 1);
+    verdict_free(&v);
+    in.abandoned = false;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "pass");
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
 static void what_did_not_happen_is_never_pass(void **state)
 {
     (void)state;
@@ -296,6 +320,22 @@ static void what_did_not_happen_is_never_pass(void **state)
     assert_string_equal(verdict_word(&v), "error");
     assert_string_equal(v.missed[0].why, "clear failed: no");
     verdict_free(&v);
+
+    /* Applied, but nothing confirmed it took effect: never a pass, and the
+     * family's own words say why (not an agent's silence). */
+    f[0].clear_failed = false;
+    f[0].error[0] = '\0';
+    f[0].indeterminate = true;
+    snprintf(f[0].unsure, sizeof f[0].unsure, "power_status of gs2 never said off");
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "error");
+    assert_string_equal(v.missed[0].why,
+                        "power_status of gs2 never said off: it may or may not have happened");
+    verdict_free(&v);
+    f[0].unsure[0] = '\0';
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_non_null(strstr(v.missed[0].why, "never answered"));
+    verdict_free(&v);
     findings_free(&fnd);
 }
 
@@ -307,6 +347,7 @@ int main(void)
         cmocka_unit_test(heal_and_recover_are_each_labs_own_word),
         cmocka_unit_test(detected_corruption_is_not_damage),
         cmocka_unit_test(what_did_not_happen_is_never_pass),
+        cmocka_unit_test(an_abandoned_run_is_never_pass),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
