@@ -4,8 +4,9 @@
 #   -> the ten slowest tests of all the files, then
 #   -> N passed, N failed, N skipped
 #
-# Then every failed test by name, with the results file it is in, so that a log cut
-# short in the middle still says which one failed.
+# Then every failed test by name, with the results file it is in, and for a
+# script what it said of its failure (tests/run.sh's "said" lines), so that a
+# log cut short in the middle still says which one failed and why.
 #
 # The slowest come from the files' "time PASS SECONDS NAME" lines (every
 # unit test binary and every script, in each pass: plain or asan), slowest
@@ -14,9 +15,24 @@
 # line and keeps its form.  A results file that does not exist counts as one
 # failure (its pass never ran, e.g. its build failed); that is said on
 # stderr.  Exit 1 when anything failed, 0 otherwise.
+#
+#   sh tests/summary.sh --said NAME LOG
+#   -> "said NAME: LINE" lines for a failed script, from its output LOG:
+#      the last 8 lines that say FAIL (tests/lib.sh's fail, a report's
+#      failed expectations) or "not met" (a suite's scenario), then its last 4 lines, each once, each cut at
+#      300 characters.  tests/run.sh appends them after the script's fail
+#      line.  A CI log is kept only in part (its start and its end), so the
+#      end must say why, not only what, failed.
 set -u
 
-[ $# -ge 1 ] || { echo "usage: sh tests/summary.sh RESULTS_FILE..." >&2; exit 2; }
+if [ "${1:-}" = --said ]; then
+    [ $# = 3 ] || { echo "usage: sh tests/summary.sh --said NAME LOG" >&2; exit 2; }
+    [ -r "$3" ] || { echo "summary: cannot read $3" >&2; exit 2; }
+    { grep -aE 'FAIL|not met' "$3" | tail -n 8; tail -n 4 "$3"; } |
+        awk -v name="$2" '!seen[$0]++ { printf "said %s: %s\n", name, substr($0, 1, 300) }'
+    exit 0
+fi
+[ $# -ge 1 ] || { echo "usage: sh tests/summary.sh RESULTS_FILE... | --said NAME LOG" >&2; exit 2; }
 missing=0
 for f in "$@"; do
     [ -f "$f" ] || { echo "summary: $f is missing: that pass did not run" >&2; missing=$((missing + 1)); }
@@ -30,7 +46,9 @@ awk '$1 == "time" && NF >= 4 { n++; all += $3 }
 awk '$1 == "time" && NF >= 4 { printf "%8.1f s  %-5s  %s\n", $3, $2, $4 }' "$ALL" |
     sort -rn | head -n 10
 for f in "$@"; do
-    [ ! -f "$f" ] || awk -v from="$f" '$1 == "fail" { $1 = ""; sub(/^ /, ""); printf "== FAILED %s   (%s)\n", $0, from }' "$f"
+    [ ! -f "$f" ] || awk -v from="$f" '
+        $1 == "fail" { $1 = ""; sub(/^ /, ""); printf "== FAILED %s   (%s)\n", $0, from }
+        $1 == "said" { sub(/^said /, ""); printf "   %s\n", $0 }' "$f"
 done
 awk -v missing="$missing" '
     $1 == "pass" { p++ }

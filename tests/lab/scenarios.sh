@@ -214,7 +214,9 @@ if [ "$(jq -r --arg n $SF '.scenarios[] | select(.name == $n) | "\(.met) \(.verd
 fi
 
 # Each scenario: met (or flaky: met on a retry), and the rest of its reason
-# on its last attempt's report.
+# on its last attempt's report.  Those not met are all named at the end
+# (one line each, with the suite's reason), not only the first.
+not_met=""
 for f in "$DIR"/*.scn; do
     name=$(basename "$f" .scn)
     J=$S
@@ -229,7 +231,9 @@ for f in "$DIR"/*.scn; do
     met | flaky) ;;
     *)
         cat "$run/report.txt" >&2 || true
-        fail "$name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"')" ;;
+        echo "FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)" >&2
+        not_met="$not_met $name"
+        continue ;;
     esac
     [ -f "$R" ] || fail "$name: no report.json in $run"
     why "$name"
@@ -275,6 +279,7 @@ for f in "$DIR"/*.scn; do
     grep -q "<svg" "$run/report.html" || fail "$name: report.html has no plot"
     echo "  $name: $outcome, $(echo "$row" | jq -r '"\(.verdict) (expected \(.expect_verdict)) in \(.wall_s) s, lab \(.lab_use // "none")"'); $(jq -r '[.faults[] | "\(.name): stall \(.stall_s) s, recovery \(.recovery_s) s"] | join("; ")' "$R")"
 done
+[ -z "$not_met" ] || fail "not met:$not_met (each said above with its reason)"
 # every scenario met: the suite said so too, unless the one rerun above
 # was needed
 if [ "$sf_json" = "$S" ]; then
