@@ -142,10 +142,12 @@ why() {
     # scenario's lost_writes, corrupt = 0)
     iscsi-lun-bad-sectors)
         WHY='(.faults[0].detail | test("the LUN.s disk.*: [1-9][0-9]* of [0-9]+ reads failed with EIO")) and .counts["io-error"] > 0 and .findings_unlisted == 0 and ([.findings[] | .class] - ["io-error"] == []) and ([.findings[] | .block >= 1024 and .block < 1088] | all) and (.findings | length) + ([.findings[].repeats] | add) == .counts["io-error"]' ;;
-    # the disk failed writes, and GlusterFS took the brick out by its health
-    # check while the fault lasted (brick-down, from gs1's brick log)
+    # the disk failed I/O (a write or a sync, whichever the server sent
+    # first; a read counts too: every I/O fails), and GlusterFS took the
+    # brick out by its health check while the fault lasted (brick-down, from
+    # gs1's brick log)
     gluster-brick-disk-fail)
-        WHY='(.faults[0].detail | test("gs1.s brick disk .*[1-9][0-9]* of [0-9]+ writes")) and ([.faults[0].path_events[] | select(.event == "brick-down" and .portal == "gs1")] | length == 1) and .metadata.ops.create > 0' ;;
+        WHY='(.faults[0].detail | test("gs1.s brick disk .*[1-9][0-9]* of [0-9]+ (reads|writes|syncs)")) and ([.faults[0].path_events[] | select(.event == "brick-down" and .portal == "gs1")] | length == 1) and .metadata.ops.create > 0' ;;
     # reads of gs1's disk failed, and the client read every block right
     gluster-brick-bad-sectors)
         WHY='(.faults[0].detail | test("gs1.s brick disk .*: [1-9][0-9]* of [0-9]+ reads failed with EIO")) and .counts.ok > 0 and .findings == []' ;;
@@ -153,11 +155,13 @@ why() {
     # disk's own at least)
     gluster-brick-disk-slow)
         WHY='(.faults[0].detail | test("gs1.s brick disk .*: [1-9][0-9]* I/Os held back 20 ms")) and .faults[0].latency_p99_s >= 0.02 and .findings == []' ;;
-    # cs3's disk failed writes, and every OSD the monitors marked down is
-    # cs3's (in 14 of 15 measured runs they did within the run; in one the
-    # cluster log had no such line by its end)
+    # cs3's disk failed I/O (writes, or only a sync: in one CI run the OSD's
+    # first I/O after the failure was a sync, "0 of 1 writes and 1 of 1
+    # syncs", and it died of that), and every OSD the monitors marked down
+    # is cs3's (in 14 of 15 measured runs they did within the run; in one
+    # the cluster log had no such line by its end)
     cephfs-osd-disk-fail)
-        WHY='(.faults[0].detail | test("cs3.s disk .*[1-9][0-9]* of [0-9]+ writes")) and ([.path_events[] | select(.event == "osd-down") | .portal | startswith("osd.2 ")] | all) and .metadata.ops.create > 0' ;;
+        WHY='(.faults[0].detail | test("cs3.s disk .*[1-9][0-9]* of [0-9]+ (reads|writes|syncs)")) and ([.path_events[] | select(.event == "osd-down") | .portal | startswith("osd.2 ")] | all) and .metadata.ops.create > 0' ;;
     # reads of cs3's disk failed, and the client read every block right:
     # osd.2 read its objects from the other copies (read-repair, all on
     # osd.2), or it died of a failed read of its own store and was marked
