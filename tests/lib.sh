@@ -75,8 +75,18 @@ at_exit() { CLEANUP="$1 $CLEANUP"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# said LINE: a line for the end of the test log.  tests/run.sh gives each
+# script a file of its own in FL_SAID; when the script fails, its lines are
+# printed under its FAILED line (tests/summary.sh), so that a CI log kept
+# only in part (its start and its end) still says why.  fail says its
+# message so; nothing happens without FL_SAID.
+said() {
+    [ -z "${FL_SAID:-}" ] || printf '%s\n' "$*" >> "$FL_SAID" 2> /dev/null || true
+}
+
 fail() {
     echo "FAIL $TEST: $*" >&2
+    said "FAIL $TEST: $*"
     exit 1
 }
 

@@ -23,12 +23,13 @@
 #
 # One line per result is appended to RESULTS_FILE: "pass NAME", "fail NAME"
 # or "skip NAME" (NAME: the script, or BINARY:CASE for a cmocka test case);
-# a script's line ends with how long it took.  A failed script's line is
-# followed by "said NAME: LINE" lines, what it printed of its failure.  Every unit test binary and
-# every script also gets a line "time PASS SECONDS NAME" (PASS: plain or
-# asan), which tests/summary.sh turns into the list of the slowest.  A script
-# passes with exit 0, is skipped with exit 77 (tests/lib.sh: skip,
-# need_root) and fails otherwise.
+# a script's line ends with how long it took; a failed script's line is
+# followed by "said NAME: LINE" lines, what it said of its failure
+# (tests/lib.sh: said, fail).  Every unit test binary and every script also
+# gets a line "time PASS SECONDS NAME" (PASS: plain or asan), which
+# tests/summary.sh turns into the list of the slowest.  A script passes with
+# exit 0, is skipped with exit 77 (tests/lib.sh: skip, need_root) and fails
+# otherwise.
 # Unit binaries count per case, from cmocka's summary; a binary that exits
 # non-zero without a FAILED count (a crash, a sanitizer's abort, a leak
 # found at exit) is one more failure.  With CI=true a skip is a failure:
@@ -182,14 +183,16 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ $found = yes ] || { echo "FAIL no unit test binaries in $BUILD/tests" >&2; record fail "$BUILD/tests/test_*" "no unit test binaries"; }
 
-# run_script SCRIPT [ARG...]: runs one test script and records it.  Its
-# output (stdout and stderr together) is shown as it comes and kept: a
-# failed script's "said" lines come from it (tests/summary.sh --said).
+# run_script SCRIPT [ARG...]: runs one test script and records it.  What it
+# says of a failure goes to a file of its own (FL_SAID, tests/lib.sh: said);
+# its output goes straight to ours, not through a pipe that a daemon it
+# left behind could hold open.
 run_script() {
     echo "-- $1"
     started=$(now_ms)
-    { FAULTLINE=$ABS_BUILD/faultline sh "$@" 2>&1; echo $? > "$TMP/code"; } | tee "$TMP/script.log"
-    code=$(cat "$TMP/code")
+    : > "$TMP/said"
+    FL_SAID=$TMP/said FAULTLINE=$ABS_BUILD/faultline sh "$@"
+    code=$?
     took=$(seconds "$started")
     timed "$1" "$took"
     took="$took s"
@@ -200,7 +203,7 @@ run_script() {
     *)
         echo "FAIL $1: exit $code" >&2
         record fail "$1" "exit $code after $took"
-        sh tests/summary.sh --said "$1" "$TMP/script.log" >> "$RESULTS"
+        sh tests/summary.sh --said "$1" "$TMP/said" >> "$RESULTS"
         ;;
     esac
 }

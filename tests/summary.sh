@@ -16,23 +16,22 @@
 # failure (its pass never ran, e.g. its build failed); that is said on
 # stderr.  Exit 1 when anything failed, 0 otherwise.
 #
-#   sh tests/summary.sh --said NAME LOG
-#   -> "said NAME: LINE" lines for a failed script, from its output LOG:
-#      the last 8 lines that say FAIL (tests/lib.sh's fail, a report's
-#      failed expectations) or "not met" (a suite's scenario), then its last 4 lines, each once, each cut at
-#      300 characters.  tests/run.sh appends them after the script's fail
-#      line.  A CI log is kept only in part (its start and its end), so the
-#      end must say why, not only what, failed.
+#   sh tests/summary.sh --said NAME FILE
+#   -> "said NAME: LINE" lines for a failed script, from the lines it said
+#      of its failure (FILE: tests/lib.sh's said and fail): its last 12,
+#      each once, each cut at 300 characters.  tests/run.sh appends them
+#      after the script's fail line.  A CI log is kept only in part (its
+#      start and its end), so the end must say why, not only what, failed.
 set -u
 
 if [ "${1:-}" = --said ]; then
-    [ $# = 3 ] || { echo "usage: sh tests/summary.sh --said NAME LOG" >&2; exit 2; }
+    [ $# = 3 ] || { echo "usage: sh tests/summary.sh --said NAME FILE" >&2; exit 2; }
     [ -r "$3" ] || { echo "summary: cannot read $3" >&2; exit 2; }
-    { grep -aE 'FAIL|not met' "$3" | tail -n 8; tail -n 4 "$3"; } |
-        awk -v name="$2" '!seen[$0]++ { printf "said %s: %s\n", name, substr($0, 1, 300) }'
+    awk '!seen[$0]++' "$3" | tail -n 12 |
+        awk -v name="$2" '{ printf "said %s: %s\n", name, substr($0, 1, 300) }'
     exit 0
 fi
-[ $# -ge 1 ] || { echo "usage: sh tests/summary.sh RESULTS_FILE... | --said NAME LOG" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: sh tests/summary.sh RESULTS_FILE... | --said NAME FILE" >&2; exit 2; }
 missing=0
 for f in "$@"; do
     [ -f "$f" ] || { echo "summary: $f is missing: that pass did not run" >&2; missing=$((missing + 1)); }

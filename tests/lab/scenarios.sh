@@ -236,6 +236,8 @@ for f in "$DIR"/*.scn; do
     *)
         cat "$run/report.txt" >&2 || true
         echo "FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)" >&2
+        said "FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)"
+        grep -F FAIL "$run/report.txt" 2> /dev/null | head -n 4 | while IFS= read -r l; do said "  $name: $l"; done
         not_met="$not_met $name"
         continue ;;
     esac
