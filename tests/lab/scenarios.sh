@@ -235,8 +235,9 @@ for f in "$DIR"/*.scn; do
     met | flaky) ;;
     *)
         cat "$run/report.txt" >&2 || true
-        echo "FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)" >&2
-        said "FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)"
+        line="FAIL $name: $outcome: $(echo "$row" | jq -r '.why // "no reason given"') ($run)"
+        echo "$line" >&2
+        said "$line"
         grep -F FAIL "$run/report.txt" 2> /dev/null | head -n 4 | while IFS= read -r l; do said "  $name: $l"; done
         not_met="$not_met $name"
         continue ;;
