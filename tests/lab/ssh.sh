@@ -304,7 +304,9 @@ json "$R" '[.faults[] | .cleared_at > .injected_at] | all' true
 json "$R" '.faults[] | select(.name == "b-flap") | .steps' 3
 json "$R" '[.hosts[] | .name]' '["ctrl-a","ctrl-b","switch"]'
 json "$R" '[.hosts[] | .transport] | unique' '["ssh"]'
-json "$R" '[.hosts[] | .rtt_ms > 0 and .rtt_ms < 50] | all' true
+# a round trip was measured (a few ms over this machine's namespaces; a
+# second would be something else than the round trip, not a slow one)
+json "$R" '[.hosts[] | .rtt_ms > 0 and .rtt_ms < 1000] | all' true
 json "$R" '[.hosts[] | .agent_copied] | all' true
 # the manifest: each ssh host as its agent said hello (its uname)
 json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .name] | sort' '["ctrl-a","ctrl-b","switch"]'
@@ -312,10 +314,13 @@ json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .kernel] | unique' "[\"$
 json "$R" '[.manifest.hosts[] | select(.via == "ssh") | .hostname] | unique' "[\"$(uname -n)\"]"
 # what cut the session is known from the agent's own clock once it is back
 json "$R" '[.faults[] | .indeterminate] | any' false
-# each fault applied on time by its agent (the sanitizers slow the agents'
-# wake-up on a busy machine: then 250 ms)
-late=0.05
-[ -z "${FL_SANITIZED:-}" ] || late=0.25
+# each fault applied on time by its agent: injected_at is when the agent had
+# applied it, so its lateness is this machine's pace (an nft inject takes
+# about 16 ms here, 60 ms under ASan; one CI run, plain, had an a-loss 61
+# ms late behind 0.2-2 ms for the rest).  The bound is what a fault held up
+# by something else would show (a second or more: a step, a lease, a
+# round of the controller), not the pace: 500 ms in both passes.
+late=0.5
 jq -e --argjson late "$late" '[.faults[] | .injected_at - .at < $late] | all' "$R" > /dev/null ||
     fail "faults applied late (limit $late s): $(jq -c '[.faults[] | {name, late: (.injected_at - .at)}]' "$R")"
 [ "$(grep -c '^U' "$WORK/net/undo.log")" = "$(grep -c '^D' "$WORK/net/undo.log")" ] \
