@@ -483,10 +483,12 @@ echo "ssh: the agent removed the partition ${took} ms after it began (planned 10
 [ $took -le 14000 ] || fail "the partition lasted $took ms, more than its 10 s and 3 s lease"
 [ $took -ge 9900 ] || fail "the partition ended after $took ms, before its time"
 until_ms 5000 noted "a-cut lease" > /dev/null || fail "the agent did not note its lease restore within 5 s"
-# and in the agent's own clock: applied to cleared at most 10 s + 3 s
+# and in the agent's own clock: applied to cleared at most 10 s + 3 s, and
+# the removal's own time (an nft delete: 16 ms here, 60 ms under ASan; up
+# to 500 ms allowed for a busy machine's pace; 12761 and 12763 ms measured)
 own=$(awk '$1 == "a-cut" { printf "%d", ($3 - $4) / 1000000 }' "$LAB"/agent-ctrl-a/run-*/restored.log)
 echo "ssh: in the agent's clock the partition lasted ${own} ms" >&2
-[ "$own" -le 13000 ] && [ "$own" -ge 12000 ] || fail "in the agent's clock the partition lasted $own ms"
+[ "$own" -le 13500 ] && [ "$own" -ge 12000 ] || fail "in the agent's clock the partition lasted $own ms"
 expect_code 0 "$FAULTLINE" cleanup "$WORK/part"
 contains "$WORK/out" "it had restored by itself: a-cut (lease)"
 
