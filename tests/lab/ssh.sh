@@ -375,12 +375,21 @@ EOS
 "$FAULTLINE" run "$WORK/proc.scn" --out "$WORK/proc" --quiet --keep-lab > "$WORK/proc.out" 2>&1 &
 run=$!
 E=$WORK/proc/events.jsonl O=$WORK/proc.out
+# An event may come before the agent's answer ("not answered yet": the
+# agent holds a fault until its time by its own clock), so what each fault
+# does on its host is waited for, briefly, after its event: in one run of
+# 3 the check right after the pause's event found tgtd still running.
+# The bounds are shorter than each fault lasts where it is undone.
+b_state() { stat_of "$PID_B"; }
+b_stopped() { [ "$(b_state)" = T ]; }
+b_not_stopped() { [ "$(b_state)" != T ]; }
+b_gone() { case "$(b_state)" in "" | Z) return 0 ;; esac; return 1; }
 wait_event "$E" fault-inject b-pause "$O"
-[ "$(stat_of "$PID_B")" = T ] || fail "pause: tgtd of ctrl-b (pid $PID_B) is $(stat_of "$PID_B"), not stopped"
+until_ms 1500 b_stopped > /dev/null || fail "pause: tgtd of ctrl-b (pid $PID_B) is $(b_state), not stopped within 1.5 s of its inject (the pause lasts 2 s)"
 wait_event "$E" fault-clear b-pause "$O"
-[ "$(stat_of "$PID_B")" != T ] || fail "pause: tgtd of ctrl-b is still stopped"
+until_ms 3000 b_not_stopped > /dev/null || fail "pause: tgtd of ctrl-b is still stopped 3 s after its clear"
 wait_event "$E" fault-inject b-kill "$O"
-case "$(stat_of "$PID_B")" in "" | Z) ;; *) fail "kill: tgtd of ctrl-b (pid $PID_B) is $(stat_of "$PID_B")" ;; esac
+until_ms 3000 b_gone > /dev/null || fail "kill: tgtd of ctrl-b (pid $PID_B) is $(b_state) 3 s after its kill"
 wait_event "$E" fault-clear b-kill "$O"
 # The clear is sent to ctrl-b's agent, which runs `faultline lab restart`;
 # the event may come before its answer ("not confirmed yet"), so the new
@@ -389,11 +398,16 @@ pid_of_b() { "$FAULTLINE" lab status iscsi --json | jq -r '.hosts[] | select(.na
 b_restarted() { NEW_B=$(pid_of_b) && [ "$NEW_B" != "$PID_B" ]; }
 until_ms 10000 b_restarted > /dev/null || fail "kill: ctrl-b's tgtd was not started again within 10 s of the clear"
 [ "$(stat_of "$NEW_B")" != "" ] || fail "kill: the new tgtd of ctrl-b (pid $NEW_B) is not running"
+ADDR_A=$(lab_host ctrl-a address)
+marked() { grep -q "$ADDR_A" "$WORK/cmd-mark" 2> /dev/null; }
+unmarked() { [ ! -e "$WORK/cmd-mark" ]; }
+victim_changed() { ! cmp -s -n 65536 /dev/zero "$WORK/victim"; }
 wait_event "$E" fault-inject a-cmd "$O"
-grep -q "$(lab_host ctrl-a address)" "$WORK/cmd-mark" || fail "command: it did not run in ctrl-a's namespace"
+until_ms 900 marked > /dev/null || fail "command: it did not run in ctrl-a's namespace (within 0.9 s of its inject; it lasts 1 s)"
 wait_event "$E" fault-clear a-cmd "$O"
-[ ! -e "$WORK/cmd-mark" ] || fail "command: its undo did not run"
+until_ms 3000 unmarked > /dev/null || fail "command: its undo did not run within 3 s of its clear"
 wait_event "$E" fault-inject a-file "$O"
+until_ms 3000 victim_changed > /dev/null || fail "corrupt: $WORK/victim unchanged 3 s after its inject"
 changed=$(cmp -l /dev/zero "$WORK/victim" 2> /dev/null | awk '{ print $1 - 1 }' | sort -n | sed -n '1p;$p' | tr '\n' ' ')
 set -- $changed
 [ $# = 2 ] && [ "$1" -ge 8192 ] && [ "$2" -le 12287 ] || fail "corrupt: changed bytes are $changed, not within 8192..12287"
