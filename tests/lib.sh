@@ -84,6 +84,16 @@ said() {
     [ -z "${FL_SAID:-}" ] || printf '%s\n' "$*" >> "$FL_SAID" 2> /dev/null || true
 }
 
+# said_tail FILE...: says the last 8 lines of each FILE that has any (a
+# failed run's output, its report.txt), so that the end of the log says
+# why a run failed, not only that it did.
+said_tail() {
+    for f in "$@"; do
+        [ -s "$f" ] || continue
+        tail -n 8 "$f" | while IFS= read -r l; do said "  ${f##*/}: $l"; done
+    done
+}
+
 fail() {
     echo "FAIL $TEST: $*" >&2
     said "FAIL $TEST: $*"

@@ -76,10 +76,10 @@ done
 # A session on cs1, over ssh as on a real server (the lab's keys from lab
 # status): `ceph -s` works there as it is typed on a cluster's host, and
 # the session sees cs1's processes only (its monitor, OSD, MDS, manager).
-lab_ssh "$S" cs1 ceph -s > "$WORK/session" 2>&1 || { cat "$WORK/session" >&2; fail "ceph -s in a session on cs1"; }
+lab_ssh "$S" cs1 ceph -s > "$WORK/session" 2>&1 || { cat "$WORK/session" >&2; said_tail "$WORK/session"; fail "ceph -s in a session on cs1"; }
 contains "$WORK/session" "mon: 3 daemons"
 lab_ssh "$S" cs1 'hostname; ps -e -o pid=,comm=' > "$WORK/session" 2>&1 ||
-    { cat "$WORK/session" >&2; fail "no ps in a session on cs1"; }
+    { cat "$WORK/session" >&2; said_tail "$WORK/session"; fail "no ps in a session on cs1"; }
 [ "$(head -n 1 "$WORK/session")" = cs1 ] || fail "a session on cs1 runs on $(head -n 1 "$WORK/session")"
 for d in ceph-mon ceph-osd ceph-mds ceph-mgr; do
     [ "$(awk -v d=$d '$2 == d' "$WORK/session" | wc -l)" = 1 ] ||

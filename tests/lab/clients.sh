@@ -120,7 +120,7 @@ duration = 5s
 errors = 0
 EOS
 "$FAULTLINE" run "$WORK/two.scn" --out "$WORK/run" > "$WORK/out" 2>&1 ||
-    { cat "$WORK/out" "$WORK/run/report.txt" >&2; fail "the run over both clients failed"; }
+    { cat "$WORK/out" "$WORK/run/report.txt" >&2; said_tail "$WORK/out" "$WORK/run/report.txt"; fail "the run over both clients failed"; }
 R=$WORK/run/report.json
 json "$R" '[.findings[] | select(.class == "io-error") | .block] | all(. == null)' true
 json "$R" .verdict '"pass"'
@@ -143,7 +143,7 @@ before1=$(graphs 1)
 before2=$(graphs 2)
 GS1=$(jq -r '.hosts[1].process.pid' "$S")
 nsenter -t "$GS1" -n -m -p gluster --mode=script volume set "$P-vol" performance.quick-read off \
-    > "$WORK/set.log" 2>&1 || { cat "$WORK/set.log" >&2; fail "gluster volume set failed"; }
+    > "$WORK/set.log" 2>&1 || { cat "$WORK/set.log" >&2; said_tail "$WORK/set.log"; fail "gluster volume set failed"; }
 i=0
 while { [ "$(graphs 1)" -le "$before1" ] || [ "$(graphs 2)" -le "$before2" ]; } && [ $i -lt 300 ]; do
     sleep 0.1
@@ -171,7 +171,7 @@ set +e
 wait $pid
 code=$?
 set -e
-[ $code = 130 ] || { cat "$WORK/stopped.out" >&2; fail "an interrupted run over two clients exited $code, expected 130"; }
+[ $code = 130 ] || { cat "$WORK/stopped.out" >&2; said_tail "$WORK/stopped.out"; fail "an interrupted run over two clients exited $code, expected 130"; }
 json "$WORK/stopped/report.json" '[.verdict, .interrupted_by, (.clients | length)]' '["interrupted","SIGINT",2]'
 
 expect_code 0 "$FAULTLINE" lab down gluster

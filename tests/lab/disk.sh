@@ -55,7 +55,7 @@ disk_scn() {
 disk_scn full 6s 4 "[fault full]" "action = disk-full" "host = ctrl-b" "at = 1s" "duration = 2s"
 rc=0
 "$FAULTLINE" run "$WORK/full.scn" --out "$WORK/full" --quiet --keep-lab > "$WORK/full.out" 2>&1 || rc=$?
-[ $rc = 1 ] || { cat "$WORK/full.out" >&2; fail "the run with a full disk exited $rc, not 1"; }
+[ $rc = 1 ] || { cat "$WORK/full.out" >&2; said_tail "$WORK/full.out"; fail "the run with a full disk exited $rc, not 1"; }
 R=$WORK/full/report.json
 jq -e '.faults[0].detail | test("the LUN.s disk.*: [1-9][0-9]* of [0-9]+ writes failed with ENOSPC")' "$R" > /dev/null ||
     fail "the detail does not count the writes that found no space: $(jq -r '.faults[0].detail' "$R")"
@@ -86,7 +86,7 @@ dd_at 0 || fail "dd of the LUN's first 64 KiB failed: $(cat "$WORK/dd.err")"
 wait_event "$E" fault-clear bad "$WORK/errors.out"
 dd_at 4096 || fail "dd of the range failed after the fault cleared: $(cat "$WORK/dd.err")"
 [ "$(mode)" = ok ] || fail "lab status says mode $(mode) after the fault cleared"
-wait $run || { cat "$WORK/errors.out" >&2; fail "the run with the bad range failed (exit $?)"; }
+wait $run || { rc=$?; cat "$WORK/errors.out" >&2; said_tail "$WORK/errors.out"; fail "the run with the bad range failed (exit $rc)"; }
 R=$WORK/errors/report.json
 json "$R" '.verdict' '"pass"'
 json "$R" '[.faults[0].action, .faults[0].host]' '["disk-errors","ctrl-a"]'

@@ -165,7 +165,7 @@ wait_event "$E" fault-clear a-loss "$O"
 ! ip netns exec "$NS_A" nft list table inet "$T" > /dev/null 2>&1 || fail "loss: $T is left"
 
 
-wait $run || { cat "$WORK/net.out"; fail "the network-fault run failed"; }
+wait $run || { cat "$WORK/net.out"; said_tail "$WORK/net.out"; fail "the network-fault run failed"; }
 R=$WORK/net/report.json
 json "$R" .verdict '"pass"'
 json "$R" '[.faults[] | .name]' '["a-bw","b-bw","a-port","b-link","b-flap","sw","b-part","a-loss"]'
@@ -238,7 +238,7 @@ grep -q "$(lab_host ctrl-a address)" "$WORK/cmd-mark" \
     || fail "command: it did not run in ctrl-a's namespace"
 wait_event "$E" fault-clear a-cmd "$O"
 [ ! -e "$WORK/cmd-mark" ] || fail "command: its undo did not run"
-wait $run || { cat "$WORK/proc.out"; fail "the process-fault run failed"; }
+wait $run || { cat "$WORK/proc.out"; said_tail "$WORK/proc.out"; fail "the process-fault run failed"; }
 json "$WORK/proc/report.json" .verdict '"pass"'
 json "$WORK/proc/report.json" '[.faults[] | .error] | unique' '[null]'
 

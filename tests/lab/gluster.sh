@@ -69,10 +69,10 @@ done
 # and the session sees that server's processes only.
 for i in 1 2 3; do
     lab_ssh "$S" gs$i gluster --mode=script volume info "$VOL" > "$WORK/session" 2>&1 ||
-        { cat "$WORK/session" >&2; fail "gluster volume info in a session on gs$i"; }
+        { cat "$WORK/session" >&2; said_tail "$WORK/session"; fail "gluster volume info in a session on gs$i"; }
     contains "$WORK/session" "Volume Name: $VOL"
     lab_ssh "$S" gs$i 'hostname; ps -e -o pid=,comm=' > "$WORK/session" 2>&1 ||
-        { cat "$WORK/session" >&2; fail "no ps in a session on gs$i"; }
+        { cat "$WORK/session" >&2; said_tail "$WORK/session"; fail "no ps in a session on gs$i"; }
     [ "$(head -n 1 "$WORK/session")" = gs$i ] || fail "a session on gs$i runs on $(head -n 1 "$WORK/session")"
     [ "$(awk '$2 == "glusterd"' "$WORK/session" | wc -l)" = 1 ] ||
         fail "a session on gs$i sees $(awk '$2 == "glusterd"' "$WORK/session" | wc -l) glusterd processes, its own only expected: $(cat "$WORK/session")"
@@ -179,7 +179,7 @@ grep -qF '"event":"heal"' "$WORK/run/events.jsonl" || fail "no heal event"
 echo "  brick kill: stall $(jq .faults[0].stall_s "$R") s, $(jq -r 'if .faults[0].heal_s == null
     then "not healed within heal_wait" else "healed \(.faults[0].heal_s) s after the brick came back" end' "$R")"
 gluster volume status "$VOL" detail > "$WORK/vstatus"
-[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online"; }
+[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; said_tail "$WORK/vstatus"; fail "a brick is not back online"; }
 # the lab was up before the run: it stays
 expect_code 0 "$FAULTLINE" lab status gluster
 
@@ -209,7 +209,7 @@ grep -q "example.com" "$WORK/cluster.scn" && fail "a host of the example is not 
 expect_code 0 "$FAULTLINE" check "$WORK/cluster.scn"
 "$FAULTLINE" run "$WORK/cluster.scn" --out "$WORK/cluster" -q > "$WORK/cluster.out" 2>&1 || true
 R=$WORK/cluster/report.json
-[ -s "$R" ] || { cat "$WORK/cluster.out" >&2; fail "the example run wrote no report"; }
+[ -s "$R" ] || { cat "$WORK/cluster.out" >&2; said_tail "$WORK/cluster.out"; fail "the example run wrote no report"; }
 json "$R" '.faults[0].detail | test("^on gs1: glusterfsd of gs1 killed")' true
 json "$R" '.faults[0].error' null
 # the heal, asked on gs2 over ssh: its time, or (GlusterFS's own pace, as
@@ -232,7 +232,7 @@ echo "  the gluster example of docs/real-clusters.md over ssh: $(jq -r 'if .faul
     else "healed \(.faults[0].heal_s) s after the brick came back" end' "$R"), $(wc -l < "$WORK/coptions") options in the manifest, verdict $(jq -r .verdict "$R")"
 # gs1's brick back online (its restart, through its agent)
 gluster volume status "$VOL" detail > "$WORK/vstatus"
-[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; fail "a brick is not back online after the example run"; }
+[ "$(grep -c 'Online *: Y' "$WORK/vstatus")" = 3 ] || { cat "$WORK/vstatus"; said_tail "$WORK/vstatus"; fail "a brick is not back online after the example run"; }
 
 # --- a server's power cut and power-on: it comes back whole, its sshd too ---
 sshd_of() { awk -v h="$1" '$1 == "sshd" && $2 == h { p = $3 } END { print p }' "/run/faultline/labs/$P-gluster.state"; }

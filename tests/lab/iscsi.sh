@@ -83,7 +83,7 @@ set +e
 wait $run
 code=$?
 set -e
-[ $code = 0 ] || { cat "$WORK/run.out"; fail "the failover run exited $code"; }
+[ $code = 0 ] || { cat "$WORK/run.out"; said_tail "$WORK/run.out"; fail "the failover run exited $code"; }
 R=$WORK/run/report.json
 json "$R" .verdict '"pass"'
 json "$R" .io.errors 0

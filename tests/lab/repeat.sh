@@ -24,7 +24,7 @@ set +e
 code=$?
 set -e
 R=$WORK/run/report.json
-[ -f "$R" ] || { cat "$WORK/out" "$WORK/err" >&2; fail "no summary (exit $code)"; }
+[ -f "$R" ] || { cat "$WORK/out" "$WORK/err" >&2; said_tail "$WORK/out" "$WORK/err"; fail "no summary (exit $code)"; }
 # The sanitizers slow the failover: only the integrity rules must hold then.
 if [ -n "${FL_SANITIZED:-}" ] && [ "$code" = 1 ]; then
     json "$R" '[.expectations[] | select(.metric == "integrity") | .pass]' '[true]'

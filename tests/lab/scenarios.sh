@@ -212,7 +212,7 @@ if [ "$(jq -r --arg n $SF '.scenarios[] | select(.name == $n) | "\(.met) \(.verd
         "$FAULTLINE" suite "$DIR/$SF.scn" --out "$WORK/$SF-$try" -q > "$WORK/$SF-$try.out" 2>&1
         set -e
         sf_json=$WORK/$SF-$try/suite.json
-        [ -f "$sf_json" ] || { cat "$WORK/$SF-$try.out" >&2; fail "$SF: the suite wrote no suite.json"; }
+        [ -f "$sf_json" ] || { cat "$WORK/$SF-$try.out" >&2; said_tail "$WORK/$SF-$try.out"; fail "$SF: the suite wrote no suite.json"; }
         [ "$(jq -r '.scenarios[0].verdict' "$sf_json")" = pass ] || break
     done
 fi

@@ -35,7 +35,7 @@ tcpdump -i "$P-isw" -n -tt -l -U "src host $A" > "$WORK/capture.txt" 2> "$WORK/t
 cap=$!
 i=0
 while ! grep -q "listening on" "$WORK/tcpdump.log" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-grep -q "listening on" "$WORK/tcpdump.log" || { cat "$WORK/tcpdump.log" >&2; fail "tcpdump did not start"; }
+grep -q "listening on" "$WORK/tcpdump.log" || { cat "$WORK/tcpdump.log" >&2; said_tail "$WORK/tcpdump.log"; fail "tcpdump did not start"; }
 
 cat > "$WORK/cut.scn" <<EOF
 [scenario]
@@ -61,7 +61,7 @@ power_on_after = 4s
 EOF
 "$FAULTLINE" run "$WORK/cut.scn" --out "$WORK/run" --quiet > "$WORK/run.log" 2>&1
 R=$WORK/run/report.json
-[ -f "$R" ] || { cat "$WORK/run.log" >&2; fail "the run wrote no report"; }
+[ -f "$R" ] || { cat "$WORK/run.log" >&2; said_tail "$WORK/run.log"; fail "the run wrote no report"; }
 sleep 1 # the capture's last lines
 kill "$cap"
 wait "$cap" 2> /dev/null

@@ -50,7 +50,7 @@ until_ms() {
 ssh -T -oBatchMode=yes -i "$(lab_host ctrl-b ssh_identity)" \
     -oUserKnownHostsFile="$(lab_host ctrl-b ssh_known_hosts)" -oStrictHostKeyChecking=yes \
     "$(lab_host ctrl-b ssh)" ip -br addr show eth0 > "$WORK/login" 2>&1 ||
-    { cat "$WORK/login" >&2; fail "cannot log in to ctrl-b with the lab's key"; }
+    { cat "$WORK/login" >&2; said_tail "$WORK/login"; fail "cannot log in to ctrl-b with the lab's key"; }
 grep -qF "$(lab_host ctrl-b address)" "$WORK/login" || fail "the login did not land in ctrl-b's namespace"
 
 # --- the agent's home: nothing runs where another user could have put it ---
@@ -285,7 +285,7 @@ wait_event "$E" fault-clear b-part "$O"
 no_table() { ! has_table "$NS_B" "$T"; }
 until_ms 3000 no_table > /dev/null || fail "partition: $T is left"
 
-wait $run || { cat "$WORK/net.out"; fail "the network-fault run failed"; }
+wait $run || { cat "$WORK/net.out"; said_tail "$WORK/net.out"; fail "the network-fault run failed"; }
 # the lab's agent homes: made by the bootstrap, root's alone
 for h in ctrl-a ctrl-b switch; do
     [ "$(stat -c '%U %a' "$LAB/agent-$h")" = "root 700" ] ||
@@ -411,7 +411,7 @@ until_ms 3000 victim_changed > /dev/null || fail "corrupt: $WORK/victim unchange
 changed=$(cmp -l /dev/zero "$WORK/victim" 2> /dev/null | awk '{ print $1 - 1 }' | sort -n | sed -n '1p;$p' | tr '\n' ' ')
 set -- $changed
 [ $# = 2 ] && [ "$1" -ge 8192 ] && [ "$2" -le 12287 ] || fail "corrupt: changed bytes are $changed, not within 8192..12287"
-wait $run || { cat "$WORK/proc.out"; fail "the process-fault run failed"; }
+wait $run || { cat "$WORK/proc.out"; said_tail "$WORK/proc.out"; fail "the process-fault run failed"; }
 R=$WORK/proc/report.json
 json "$R" .verdict '"pass"'
 json "$R" '[.faults[] | .error] | unique' '[null]'
@@ -483,7 +483,7 @@ while [ $i -lt 3000 ]; do
     i=$((i + 1))
     sleep 0.01
 done
-[ "$cut_at" != 0 ] || { cat "$WORK/part.out" >&2; fail "the partition of ctrl-a never appeared"; }
+[ "$cut_at" != 0 ] || { cat "$WORK/part.out" >&2; said_tail "$WORK/part.out"; fail "the partition of ctrl-a never appeared"; }
 sleep 1 # 2 s into the workload
 kill -9 $run
 wait $run 2> /dev/null || true
@@ -630,6 +630,11 @@ EOS
 run=$!
 wait_event "$WORK/ak/events.jsonl" fault-inject b-cut "$WORK/ak.out"
 T=$(table_of "$WORK/ak/events.jsonl" b-cut)
+[ -n "$T" ] || fail "agent killed: no nft table named in the partition's inject event"
+# (the event can come before the agent's answer, which waits for its nft
+# commit: the table is waited for, so that the kill comes during the cut)
+has_b_table() { has_table "$NS_B" "$T"; }
+until_ms 3000 has_b_table > /dev/null || fail "agent killed: the partition's table $T never appeared"
 APID=$(sed -n 's/.*"event":"agent".*pid \([0-9]*\) there.*/\1/p' "$WORK/ak/events.jsonl" | head -1)
 [ -n "$APID" ] || fail "no agent event with its pid"
 kill -9 "$APID" # ours: started by this run, named by its own hello

@@ -38,7 +38,7 @@ set +e
 code=$?
 set -e
 J=$WORK/res/suite.json
-[ -f "$J" ] || { cat "$WORK/out" "$WORK/err" >&2; fail "no suite.json (exit $code)"; }
+[ -f "$J" ] || { cat "$WORK/out" "$WORK/err" >&2; said_tail "$WORK/out" "$WORK/err"; fail "no suite.json (exit $code)"; }
 [ "$code" = 0 ] || { cat "$WORK/err" "$WORK"/res/*/try-*/report.txt >&2; fail "the suite exited $code"; }
 json "$J" '[.verdict, .total, .ran, .met]' '["pass",3,3,3]'
 # two labs brought up for three scenarios, the second scenario sharing the first's
