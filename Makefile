@@ -300,15 +300,17 @@ MANDIR     = $(DESTDIR)$(PREFIX)/share/man
 SCNDIR     = $(DESTDIR)$(PREFIX)/share/faultline/scenarios
 COMPDIR    = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 SCENARIOS := $(wildcard scenarios/*.scn)
+THRASHES  := $(wildcard scenarios/thrash/*.scn)
 
 install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE) $(INSTALL_DISK)
-	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)" "$(COMPDIR)"
+	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)/thrash" "$(COMPDIR)"
 	install -m 0755 "$(INSTALL_FAULTLINE)" "$(BINDIR)/faultline"
 	install -m 0755 "$(INSTALL_WCACHE)" "$(BINDIR)/faultline-wcache"
 	install -m 0755 "$(INSTALL_DISK)" "$(BINDIR)/faultline-disk"
 	install -m 0644 man/faultline.1 "$(MANDIR)/man1/faultline.1"
 	install -m 0644 man/faultline-scenario.5 "$(MANDIR)/man5/faultline-scenario.5"
 	install -m 0644 $(SCENARIOS) "$(SCNDIR)"
+	install -m 0644 $(THRASHES) "$(SCNDIR)/thrash"
 	install -m 0644 completion/faultline.bash "$(COMPDIR)/faultline"
 
 # Exactly what install put there, and the scenarios' directories once empty.
@@ -316,8 +318,8 @@ uninstall:
 	rm -f "$(BINDIR)/faultline" "$(BINDIR)/faultline-wcache" "$(BINDIR)/faultline-disk" \
 	    "$(MANDIR)/man1/faultline.1" \
 	    "$(MANDIR)/man5/faultline-scenario.5" "$(COMPDIR)/faultline" \
-	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS))
-	rmdir "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true
+	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS) $(THRASHES))
+	rmdir "$(SCNDIR)/thrash" "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true
 
 clean:
 	rm -rf build faultline

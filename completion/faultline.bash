@@ -63,13 +63,13 @@ _faultline() {
         return 0
     fi
     case $verb in
-    run | check | suite | verify | cleanup | compare | agent)
+    run | check | suite | verify | cleanup | compare | agent | shrink)
         case $prev in
         --out | --client-dir | --dir)
             mapfile -t COMPREPLY < <(_faultline_files dir "$cur")
             return 0
             ;;
-        --repeat | --retry-timing | --worse | --run | --cleanup) return 0 ;;
+        --repeat | --retry-timing | --worse | --run | --cleanup | --budget | --tries) return 0 ;;
         esac
         if [[ $cur == -* ]]; then
             words="$(_faultline_options "$prog" "$verb") --help"

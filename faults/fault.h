@@ -76,6 +76,13 @@ struct fault_spec {
     char interface[16];           /* where to reach a host outside the lab */
     char switch_port[16];
     int loses;                    /* enum fault_loses: what the storage may lose at inject */
+    /* settle = whole: before its inject, the run waits until the storage
+     * is whole (no fault in effect, and the lab, [cluster] or
+     * settle_command says so), and every fault not yet begun moves later
+     * by that wait (harness/live/timeline.h) */
+    int settle;                   /* enum fault_settle */
+    char settle_command[256];     /* "": the storage's own word (its heal or recovery) */
+    uint64_t settle_timeout_ns;   /* given up after this long without progress */
     /* the family's own keys, laid out as its key table says (FAULT_PARAMS) */
     _Alignas(max_align_t) unsigned char params[FAULT_PARAMS_MAX];
 };
@@ -85,6 +92,9 @@ struct fault_spec {
  * durable at its inject may be gone, so reads of older data are `reverted`,
  * not lost writes (checks/statemap.h). */
 enum fault_loses { LOSES_NOTHING, LOSES_UNFLUSHED };
+
+/* `settle = none|whole`. */
+enum fault_settle { SETTLE_NONE, SETTLE_WHOLE };
 
 /* The family's params of a spec, as its own struct. */
 #define FAULT_PARAMS(spec, type) ((type *)(void *)(spec)->params)
@@ -145,6 +155,10 @@ struct fault_ops {
     const char *action;
     const struct key_def *keys; /* its section's keys besides action, host and at */
     unsigned nkeys;
+    /* The key of its own that says how long it holds (duration,
+     * restart_after, power_on_after): what a [thrash] section draws its
+     * hold into.  NULL: it takes none (instant, or lasting by its steps). */
+    const char *hold_key;
     /* Checks the section on its own, at parse time (no system is touched).
      * 0, or -1 with the message that follows "FILE:LINE: ".  NULL: nothing
      * beyond the key types. */

@@ -17,7 +17,7 @@
 #include "fault.h"
 #include "host.h"
 
-#define FL_MAX_FAULTS 64
+#define FL_MAX_FAULTS 256 /* a thrash of hours draws hundreds */
 #define FL_MAX_UNDO 16 /* a switch-down of a lab with client hosts has up to 13 ports */
 
 struct remote;
@@ -90,6 +90,15 @@ struct fault {
                                 power_status that never confirmed the cut); "": its agent */
     unsigned power_loss;     /* loses = unflushed: which power loss of the run (from 1); 0 none */
     bool answer_late;        /* its inject's answer came after the timeline moved on */
+    /* settle = whole (harness/live/timeline.h): the wait for the storage
+     * before its inject, and where the waits of the run put it */
+    bool settle_asked;       /* it waited (0 ns when the storage was whole at once) */
+    uint64_t settle_ns;      /* how long */
+    bool begun;              /* its first inject step began: its times are fixed */
+    uint64_t shift_ns;       /* the run's settle waits before it: every step moves by it */
+    bool not_reached;        /* the waits moved it past the end of the workload */
+    bool drawn;              /* drawn by [thrash]: not reached is no miss (it is left out
+                                of the schedule the run writes) */
 };
 
 /* Frees f->state (through the family's release). */

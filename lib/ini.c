@@ -121,9 +121,9 @@ static int parse_entry(char *s, const char *file, int line, struct ini *out, cha
     char *key = trim(s), *value = trim(eq + oplen);
     if (!out->n)
         return fail(err, errlen, file, line, "'%s' is outside any [section]", key);
-    if (!word_ok(key, ""))
-        return fail(err, errlen, file, line, "bad key '%s' (lower case letters, digits, '_' "
-                    "and '-')", key);
+    if (!word_ok(key, ".") || key[0] == '.')
+        return fail(err, errlen, file, line, "bad key '%s' (lower case letters, digits, '_', "
+                    "'-' and '.')", key);
     if (!*value)
         return fail(err, errlen, file, line, "'%s' has no value", key);
     struct ini_section *sec = &out->sections[out->n - 1];

@@ -8,7 +8,7 @@
  *                        entry's op; the scenario layer says where they fit
  *
  * Section types and keys are lower case letters, digits, '_' and '-'; a
- * section name may also hold '.'.  Every entry remembers its line, so that
+ * key may also hold '.' ([thrash] kill.process), and a section name too.  Every entry remembers its line, so that
  * the scenario layer can say file:line for every mistake.
  */
 #ifndef FL_INI_H

@@ -84,13 +84,15 @@ said() {
     [ -z "${FL_SAID:-}" ] || printf '%s\n' "$*" >> "$FL_SAID" 2> /dev/null || true
 }
 
-# said_tail FILE...: says the last 8 lines of each FILE that has any (a
-# failed run's output, its report.txt), so that the end of the log says
-# why a run failed, not only that it did.
+# said_tail FILE...: says what each FILE that has any (a failed run's
+# output, its report.txt) says of a failure (its first 6 lines with FAIL,
+# NOT AS WRITTEN or "faultline: "), then its last 3 lines, so that the end
+# of the log says why a run failed, not only that it did.
 said_tail() {
     for f in "$@"; do
         [ -s "$f" ] || continue
-        tail -n 8 "$f" | while IFS= read -r l; do said "  ${f##*/}: $l"; done
+        { grep -E 'FAIL|NOT AS WRITTEN|not as written|faultline: ' "$f" | head -n 6
+          tail -n 3 "$f"; } | while IFS= read -r l; do said "  ${f##*/}: $l"; done
     done
 }
 

@@ -122,6 +122,7 @@ static bool bw_on_switch(const struct fault_spec *spec)
 
 const struct fault_ops fault_bandwidth = {
     .action = "bandwidth",
+    .hold_key = "duration",
     .keys = bandwidth_keys,
     .nkeys = sizeof bandwidth_keys / sizeof bandwidth_keys[0],
     .check = bw_check,

@@ -84,6 +84,7 @@ static void command_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_command = {
     .action = "command",
+    .hold_key = "duration",
     .keys = command_keys,
     .nkeys = sizeof command_keys / sizeof command_keys[0],
     .check = command_check,

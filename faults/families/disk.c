@@ -480,6 +480,7 @@ static void disk_describe(const struct fault *f, char *out, size_t n)
 #define DISK_OPS(name, act, keytab)                                                            \
     const struct fault_ops name = {                                                            \
         .action = act,                                                                         \
+        .hold_key = "duration",                                                                \
         .keys = keytab,                                                                        \
         .nkeys = sizeof keytab / sizeof keytab[0],                                             \
         .check = disk_check,                                                                   \

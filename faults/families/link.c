@@ -36,6 +36,7 @@ static void link_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_link_down = {
     .action = "link-down",
+    .hold_key = "duration",
     .keys = link_keys,
     .nkeys = sizeof link_keys / sizeof link_keys[0],
     .prepare = link_prepare,

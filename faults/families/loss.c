@@ -87,6 +87,7 @@ static void loss_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_loss = {
     .action = "loss",
+    .hold_key = "duration",
     .keys = loss_keys,
     .nkeys = sizeof loss_keys / sizeof loss_keys[0],
     .check = loss_check,

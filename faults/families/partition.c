@@ -59,6 +59,7 @@ static void partition_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_partition = {
     .action = "partition",
+    .hold_key = "duration",
     .keys = partition_keys,
     .nkeys = sizeof partition_keys / sizeof partition_keys[0],
     .prepare = partition_prepare,

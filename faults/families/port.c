@@ -75,6 +75,7 @@ static void flap_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_port_down = {
     .action = "port-down",
+    .hold_key = "duration",
     .keys = port_keys,
     .nkeys = sizeof port_keys / sizeof port_keys[0],
     .prepare = port_prepare,

@@ -337,6 +337,7 @@ static void power_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_power_off = {
     .action = "power-off",
+    .hold_key = "power_on_after",
     .keys = power_keys,
     .nkeys = sizeof power_keys / sizeof power_keys[0],
     .check = power_check,

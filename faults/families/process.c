@@ -334,6 +334,7 @@ static void restart_describe(const struct fault *f, char *out, size_t n)
 const struct fault_ops fault_kill = {
     .check = process_check,
     .action = "kill",
+    .hold_key = "restart_after",
     .keys = kill_keys,
     .nkeys = sizeof kill_keys / sizeof kill_keys[0],
     .schedule = kill_schedule,
@@ -346,6 +347,7 @@ const struct fault_ops fault_kill = {
 const struct fault_ops fault_pause = {
     .check = process_check,
     .action = "pause",
+    .hold_key = "duration",
     .keys = pause_keys,
     .nkeys = sizeof pause_keys / sizeof pause_keys[0],
     .prepare = process_prepare,

@@ -69,6 +69,7 @@ static void switch_describe(const struct fault *f, char *out, size_t n)
 
 const struct fault_ops fault_switch_down = {
     .action = "switch-down",
+    .hold_key = "duration",
     .keys = switch_keys,
     .nkeys = sizeof switch_keys / sizeof switch_keys[0],
     .prepare = switch_prepare,

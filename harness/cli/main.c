@@ -10,11 +10,13 @@
 #include "../../faults/ssh/agent.h"
 #include "../../lib/selfid.h"
 #include "../../lib/spawner.h"
+#include "../../lib/units.h"
 #include "../live/buildinfo.h"
 #include "cleanup.h"
 #include "../compare/compare.h"
 #include "../lab/lab.h"
 #include "../run/run.h"
+#include "../run/shrink.h"
 #include "../run/suite.h"
 #include "../scenario/scenario.h"
 
@@ -27,7 +29,11 @@ static const char usage_main[] =
     "                                   (default runs/<time>-<name>/)\n"
     "  verify DIR [--quiet]             re-read the target of a finished (or crashed)\n"
     "                                   run from its saved state and report again\n"
-    "  check FILE                       lint a scenario without running it\n"
+    "  check FILE [--schedule]          lint a scenario without running it (--schedule:\n"
+    "                                   the faults its [thrash] draws, as a scenario)\n"
+    "  shrink DIR [--budget 2h] [--tries N] [--out SDIR]\n"
+    "                                   a failed run made as small as it can be while it\n"
+    "                                   still fails the same way: SDIR/minimal.scn\n"
     "  suite PATH... [--out DIR] [--retry-timing N] [--keep-lab] [--quiet]\n"
     "                                   run many scenarios (files, folders of *.scn), each\n"
     "                                   judged against its expected outcome, labs shared\n"
@@ -96,11 +102,15 @@ static const char usage_verify[] =
     "Exit status: 0 pass, 1 fail, 2 could not run.\n";
 
 static const char usage_check[] =
-    "usage: faultline check FILE\n"
+    "usage: faultline check FILE [--schedule]\n"
     "\n"
     "Parses and checks a scenario without opening its target.  Mistakes are\n"
     "reported as FILE:LINE: message.  Exit status 0 when the scenario is good,\n"
-    "2 otherwise.\n";
+    "2 otherwise.\n"
+    "\n"
+    "  --schedule  a scenario with [thrash]: print the schedule it draws, the\n"
+    "              scenario with every fault explicit (what a run writes as\n"
+    "              schedule.scn); the same seed prints the same schedule\n";
 
 static const char usage_suite[] =
     "usage: faultline suite PATH... [--out DIR] [--retry-timing N] [--keep-lab] [--quiet]\n"
@@ -253,6 +263,59 @@ static int verb_suite(int argc, char **argv)
     return cmd_suite(&o);
 }
 
+static const char usage_shrink[] =
+    "usage: faultline shrink DIR [--budget 2h] [--tries N] [--out SDIR]\n"
+    "\n"
+    "DIR is a run whose verdict is fail.  Its scenario (DIR/schedule.scn when a\n"
+    "[thrash] drew it, else DIR/scenario.scn) is made smaller while it still\n"
+    "fails the same way: faults dropped (halves first, then one at a time), each\n"
+    "fault's hold halved, the workload cut to 20 s past the last fault.  Each\n"
+    "candidate runs as `faultline run` on a fresh lab, up to N times (default 3):\n"
+    "a failure may need several runs to show.  The same way: the verdict is\n"
+    "fail, every rule that failed failed in DIR's run too, and when DIR's run\n"
+    "had findings, at least one of the candidate's is of a class it had.\n"
+    "\n"
+    "  --budget T   start no run that would end after T (default 2h)\n"
+    "  --tries N    runs of each candidate until it fails (1..100, default 3)\n"
+    "  --out SDIR   where the candidates, their runs, shrink.log and\n"
+    "               minimal.scn go (default DIR/shrink)\n"
+    "\n"
+    "Exit status 0 when a smaller scenario failed the same way (SDIR/minimal.scn),\n"
+    "1 when none did, 2 when it could not run; SIGINT/SIGTERM end the run under\n"
+    "way and keep what was found.\n";
+
+static int verb_shrink(int argc, char **argv)
+{
+    struct shrink_opts o = {.budget_ns = 7200000000000ull, .tries = 3};
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0) {
+            if (++i >= argc)
+                return bad_usage("--out needs a directory", NULL, usage_shrink);
+            o.out = argv[i];
+        } else if (strcmp(argv[i], "--budget") == 0) {
+            char why[200];
+            if (++i >= argc || parse_duration(argv[i], &o.budget_ns, why, sizeof why) != 0 ||
+                !o.budget_ns)
+                return bad_usage("--budget needs a duration (90m, 2h)", NULL, usage_shrink);
+        } else if (strcmp(argv[i], "--tries") == 0) {
+            char *end;
+            unsigned long n = ++i < argc ? strtoul(argv[i], &end, 10) : 0;
+            if (i >= argc || !*argv[i] || *end || n < 1 || n > 100)
+                return bad_usage("--tries needs a count from 1 to 100", NULL, usage_shrink);
+            o.tries = (unsigned)n;
+        } else if (argv[i][0] == '-') {
+            return bad_usage("unknown option ", argv[i], usage_shrink);
+        } else if (!o.dir) {
+            o.dir = argv[i];
+        } else {
+            return bad_usage("one run directory; extra argument ", argv[i], usage_shrink);
+        }
+    }
+    if (!o.dir)
+        return bad_usage("which run? give its directory", NULL, usage_shrink);
+    return cmd_shrink(&o);
+}
+
 static int verb_verify(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -342,6 +405,13 @@ int main(int argc, char **argv)
         }
         return verb_suite(argc, argv);
     }
+    if (strcmp(verb, "shrink") == 0) {
+        if (wants_help(argc, argv)) {
+            fputs(usage_shrink, stdout);
+            return 0;
+        }
+        return verb_shrink(argc, argv);
+    }
     if (strcmp(verb, "lab") == 0)
         return cmd_lab(argc, argv);
     if (strcmp(verb, "agent") == 0) {
@@ -364,9 +434,10 @@ int main(int argc, char **argv)
             fputs(usage_check, stdout);
             return 0;
         }
-        if (argc != 3)
-            return bad_usage("check takes one scenario file", NULL, usage_check);
-        return cmd_check(argv[2]);
+        bool schedule = argc == 4 && strcmp(argv[3], "--schedule") == 0;
+        if (argc != 3 && !schedule)
+            return bad_usage("check takes one scenario file (and --schedule)", NULL, usage_check);
+        return cmd_check(argv[2], schedule);
     }
     return bad_usage("unknown verb ", verb, usage_main);
 }

@@ -123,6 +123,10 @@ struct crew {
     bool abandoned;           /* some worker never came back: its thread is left behind */
     uint64_t workload_end_ns; /* when the workload phase ended (all back, or given up) */
     _Atomic unsigned *active_faults; /* for the progress line; may be NULL */
+    /* more for the progress line, after its counts (", fault 3 of 40: kill
+     * gs2, 14m20s left"); NULL: nothing */
+    void (*fault_progress)(void *ctx, char *out, size_t n);
+    void *fault_progress_ctx;
     char desc[PATH_MAX + 64];
     uint64_t capacity;
     size_t bytes_at_rest, bytes_peak, pending_peak;

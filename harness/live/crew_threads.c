@@ -124,11 +124,14 @@ static void progress_line(struct monitor *m, uint64_t t)
     char whose[48] = "";
     if (c->ranks > 1)
         snprintf(whose, sizeof whose, "client 0 of %u: ", c->ranks);
+    char more[256] = "";
+    if (c->fault_progress)
+        c->fault_progress(c->fault_progress_ctx, more, sizeof more);
     fprintf(stderr,
             "%s[%5.1fs/%.0fs] %s%.0f IOPS, %.1f MB/s, %" PRIu64 " errors, %" PRIu64
-            " findings, %u fault%s active%s%s",
+            " findings, %u fault%s active%s%s%s",
             m->tty ? "\r" : "", (double)t / 1e9, (double)c->sc->duration_ns / 1e9, whose, rate, mbs,
-            e, f, active, active == 1 ? "" : "s", hung, m->tty ? "   " : "\n");
+            e, f, active, active == 1 ? "" : "s", hung, more, m->tty ? "   " : "\n");
     fflush(stderr);
 }
 

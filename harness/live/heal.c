@@ -110,6 +110,22 @@ bool heal_watch_healed(struct heal_watch *w)
     return healed;
 }
 
+unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *pending)
+{
+    pthread_mutex_lock(&w->mu);
+    unsigned whole = 0;
+    *pending = -2;
+    for (size_t i = w->n; i > 0 && w->s[i - 1].t_ns >= since_ns; i--) {
+        if (*pending == -2)
+            *pending = w->s[i - 1].pending;
+        if (w->s[i - 1].pending != 0)
+            break;
+        whole++;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return whole;
+}
+
 void heal_watch_last(struct heal_watch *w, char *out, size_t n)
 {
     pthread_mutex_lock(&w->mu);

@@ -62,6 +62,12 @@ bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, uint64_t until_ns,
 bool heal_time_of(const struct heal_sample *s, size_t n, uint64_t clear_ns, uint64_t until_ns,
                   double *heal_s);
 
+/* The answers after since_ns (mono_ns()) that said nothing was pending,
+ * counted back from the newest (0: the newest said something was, or
+ * failed, or there is none); *pending: what the newest of them said (-1
+ * failed, -2 none yet).  For a fault's settle wait (settle.h). */
+unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *pending);
+
 /* Whether nothing was pending when the watch ended. */
 bool heal_watch_healed(struct heal_watch *w);
 

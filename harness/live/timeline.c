@@ -11,6 +11,7 @@
 #include "../../faults/ssh/remote.h"
 #include "../../lib/clock.h"
 #include "../../workloads/engine.h"
+#include "settle.h"
 
 #define UNDO_AHEAD_NS 20000000ull /* undo records go to disk this long before inject */
 #define SPIN_NS 200000ull         /* sleep until this close, then spin */
@@ -232,6 +233,7 @@ static int prepare_fault(struct timeline *tl, const struct scenario *sc, unsigne
     struct fault *f = &tl->faults[i];
     f->index = i;
     f->spec = sc->faults[i];
+    f->drawn = i >= sc->first_drawn;
     f->env = &tl->env;
     f->ops = f->spec.ops;
     fault_schedule_of(&f->spec, &f->schedule);
@@ -262,6 +264,7 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
     memset(tl, 0, sizeof *tl);
     pthread_mutex_init(&tl->mu, NULL);
     pthread_mutex_init(&tl->power_mu, NULL);
+    pthread_mutex_init(&tl->begin_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -269,6 +272,7 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
     pthread_condattr_destroy(&ca);
     tl->events = events;
     tl->end_ns = sc->duration_ns;
+    atomic_store(&tl->current, -1);
     if (!sc->nfaults)
         return 0;
     struct fault_env *env = &tl->env;
@@ -304,11 +308,21 @@ int timeline_prepare(struct timeline *tl, const struct scenario *sc, const struc
 
 /* Sleeps until t (ns since the workload start) unless stopped first.
  * Returns false when stopped. */
-static bool wait_until(struct timeline *tl, uint64_t t)
+/* The settle waits that move f: its own once it has begun, the run's
+ * until then. */
+static uint64_t shift_of(const struct timeline *tl, const struct fault *f)
 {
-    uint64_t abs = tl->t0 + t;
+    return f->begun ? f->shift_ns : atomic_load(&tl->shift_ns);
+}
+
+static bool wait_until(struct timeline *tl, const struct fault *f, uint64_t t, uint64_t lead)
+{
+    uint64_t abs = 0;
     pthread_mutex_lock(&tl->mu);
     while (!tl->stop) {
+        /* again after each wake-up: a settle wait may have moved it */
+        uint64_t at = t + shift_of(tl, f);
+        abs = tl->t0 + (at > lead ? at - lead : 0);
         uint64_t now = mono_ns();
         if (now + SPIN_NS >= abs)
             break;
@@ -321,6 +335,20 @@ static bool wait_until(struct timeline *tl, uint64_t t)
     pthread_mutex_unlock(&tl->mu);
     while (!stopped && mono_ns() < abs)
         ; /* the last 200 µs: a spin is far more exact than a timed wake-up */
+    return !stopped;
+}
+
+/* Sleeps ns unless stopped first; false when stopped. */
+static bool nap(struct timeline *tl, uint64_t ns)
+{
+    uint64_t wake = mono_ns() + ns;
+    struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+                          .tv_nsec = (long)(wake % 1000000000ull)};
+    pthread_mutex_lock(&tl->mu);
+    while (!tl->stop && mono_ns() < wake)
+        pthread_cond_timedwait(&tl->cv, &tl->mu, &ts);
+    bool stopped = tl->stop;
+    pthread_mutex_unlock(&tl->mu);
     return !stopped;
 }
 
@@ -346,6 +374,7 @@ static void do_clear(struct timeline *tl, struct fault *f, const char *why)
     if (f->active)
         atomic_fetch_sub(&tl->active, 1);
     f->active = false;
+    atomic_store(&tl->last_clear, mono_ns()); /* a settle wait asks after it */
     if (rc != 0) {
         f->clear_failed = true;
         if (!f->error[0])
@@ -414,6 +443,10 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
     }
     if (!f->active)
         atomic_fetch_add(&tl->active, 1);
+    if (!f->applied) {
+        atomic_fetch_add(&tl->injected, 1);
+        atomic_store(&tl->current, (int)f->index);
+    }
     f->active = true;
     f->applied = true;
     char late[1200];
@@ -430,6 +463,7 @@ static void do_inject(struct timeline *tl, struct fault *f, const struct step *s
         atomic_fetch_sub(&tl->active, 1);
         f->active = false;
         f->cleared_ns = f->injected_ns;
+        atomic_store(&tl->last_clear, mono_ns());
     }
 }
 
@@ -469,8 +503,108 @@ struct fault_thread {
     unsigned fault;
 };
 
+#define SETTLE_ASK_NS 500000000ull /* a settle wait reads the heal watch twice a second */
+#define SETTLE_COMMAND_NS 2000000000ull /* and runs a settle_command every 2 s */
+
+/* settle = whole: waits until no other fault is in effect and the storage
+ * is whole (settle.h), up to settle_timeout without progress.  false when
+ * the run stopped; true otherwise (f->error says so when it gave up). */
+static bool settle(struct timeline *tl, struct fault *f)
+{
+    struct settle_wait w = {0};
+    uint64_t began = mono_ns(), moved = began;
+    bool at_once = true, go_on = true;
+    atomic_store(&tl->settling, true);
+    for (;;) {
+        bool progress;
+        int rc = settle_ask(&f->spec, tl->heal, atomic_load(&tl->active),
+                            atomic_load(&tl->last_clear), &w, &progress);
+        if (rc == 1)
+            break;
+        uint64_t now = mono_ns();
+        if (progress)
+            moved = now;
+        if (rc < 0 || now - moved >= f->spec.settle_timeout_ns) {
+            if (rc < 0)
+                snprintf(f->error, sizeof f->error, "not injected: settle = whole: %s", w.what);
+            else
+                snprintf(f->error, sizeof f->error, "not injected: the storage was not whole "
+                         "within settle_timeout (%.0f s without progress, %.0f s in all): %s",
+                         (double)f->spec.settle_timeout_ns / 1e9, (double)(now - began) / 1e9,
+                         w.what);
+            emit(tl, "fault-failed", f, f->error);
+            break;
+        }
+        at_once = false;
+        if (!(go_on = nap(tl, f->spec.settle_command[0] ? SETTLE_COMMAND_NS : SETTLE_ASK_NS))) {
+            atomic_store(&tl->settle_cut, true); /* the workload ended first */
+            break;
+        }
+    }
+    atomic_store(&tl->settling, false);
+    f->settle_asked = go_on;
+    f->settle_ns = at_once ? 0 : mono_ns() - began;
+    if (go_on && !f->error[0]) {
+        char d[400];
+        snprintf(d, sizeof d, "[fault %s] the storage was whole after %.3f s (%s)", f->spec.name,
+                 (double)f->settle_ns / 1e9, w.what);
+        events_emit(tl->events, 0, "settle", NULL, d);
+    }
+    return go_on;
+}
+
+/* A fault's first inject step: one fault at a time begins, so that a
+ * settle wait under way moves every fault that has not begun.  It settles
+ * if it must, then its times are fixed (f->shift_ns).  1: begun; 0: its
+ * time moved while it waited its turn (wait again); -1: never (the run
+ * stopped, its settle gave up, or the waits moved it past the end). */
+static int begin_fault(struct timeline *tl, struct fault *f, uint64_t t, uint64_t lead)
+{
+    pthread_mutex_lock(&tl->begin_mu);
+    int rc = 1;
+    uint64_t at = t + atomic_load(&tl->shift_ns);
+    pthread_mutex_lock(&tl->mu);
+    bool stopped = tl->stop; /* while a settle wait held the turn */
+    pthread_mutex_unlock(&tl->mu);
+    if (stopped) {
+        pthread_mutex_unlock(&tl->begin_mu);
+        return -1;
+    }
+    if (at >= tl->end_ns) {
+        rc = -1;
+    } else if (mono_ns() + SPIN_NS < tl->t0 + (at > lead ? at - lead : 0)) {
+        rc = 0;
+    } else if (f->spec.settle == SETTLE_WHOLE) {
+        if (!settle(tl, f) || f->error[0]) {
+            rc = -1;
+        } else if (f->settle_ns) {
+            /* it arms now: it and every fault not begun move by as much */
+            uint64_t now_t = mono_ns() - tl->t0 + lead;
+            if (now_t > at)
+                atomic_store(&tl->shift_ns, atomic_load(&tl->shift_ns) + (now_t - at));
+            if (t + atomic_load(&tl->shift_ns) >= tl->end_ns)
+                rc = -1;
+        }
+    }
+    f->shift_ns = atomic_load(&tl->shift_ns);
+    if (rc < 0 && !f->error[0] && t + f->shift_ns >= tl->end_ns && t < tl->end_ns)
+        f->not_reached = true;
+    if (rc == 1) {
+        f->begun = true;
+        if (f->settle_ns) {
+            char d[200];
+            snprintf(d, sizeof d, "[fault %s] and every fault after it move %.3f s later in all",
+                     f->spec.name, (double)f->shift_ns / 1e9);
+            events_emit(tl->events, 0, "settle", NULL, d);
+        }
+    }
+    pthread_mutex_unlock(&tl->begin_mu);
+    return rc;
+}
+
 /* One fault's own schedule, in a thread of its own: a slow step of one
- * fault (a restart of a server, a command) never holds back another's. */
+ * fault (a restart of a server, a command) never holds back another's.
+ * Its steps move by the settle waits before it began (shift_of). */
 static void *run_fault(void *arg)
 {
     struct fault_thread *ft = arg;
@@ -482,28 +616,48 @@ static void *run_fault(void *arg)
     struct sched_param sp = {.sched_priority = 10};
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
     for (unsigned i = 0; i < tl->nsteps; i++) {
-        const struct step *st = &tl->steps[i];
-        if (st->fault != ft->fault)
+        if (tl->steps[i].fault != ft->fault)
             continue;
-        if (st->t >= tl->end_ns)
-            break; /* nothing starts after the workload; finish() clears */
-        if (st->inject && !f->error[0]) {
+        struct step st = tl->steps[i]; /* moved by the settle waits */
+        if (st.t + shift_of(tl, f) >= tl->end_ns) {
+            /* nothing starts after the workload; finish() clears */
+            if (!f->begun && st.inject && st.t < tl->end_ns) {
+                f->not_reached = true;
+                f->shift_ns = atomic_load(&tl->shift_ns);
+            }
+            break;
+        }
+        if (st.inject && !f->error[0]) {
             uint64_t lead = lead_of(f);
-            uint64_t ahead = st->t > lead ? st->t - lead : 0;
-            if (!wait_until(tl, ahead))
+            int b = 0;
+            bool stopped = false;
+            while (b == 0 && !(stopped = !wait_until(tl, f, st.t, lead)))
+                b = f->begun ? 1 : begin_fault(tl, f, st.t, lead);
+            if (stopped || b < 0) {
+                /* Held back by settle waits until the workload ended: not
+                 * reached, as one they moved past the end. */
+                if (!f->begun && !f->error[0] && st.t < tl->end_ns &&
+                    (atomic_load(&tl->shift_ns) || atomic_load(&tl->settle_cut))) {
+                    f->not_reached = true;
+                    f->shift_ns = atomic_load(&tl->shift_ns);
+                }
                 break;
+            }
+            st.t += f->shift_ns;
             char err[512];
-            if (f->via->arm(f, tl->t0 + st->t, clear_time(tl, f, st), err, sizeof err) != 0) {
+            if (f->via->arm(f, tl->t0 + st.t, clear_time(tl, f, &st), err, sizeof err) != 0) {
                 snprintf(f->error, sizeof f->error, "not injected: %s", err);
                 emit(tl, "fault-failed", f, err);
                 continue; /* never apply what could not be recorded */
             }
+        } else {
+            st.t += shift_of(tl, f);
         }
-        if (!wait_until(tl, st->t))
+        if (!wait_until(tl, f, tl->steps[i].t, 0))
             break;
-        if (st->inject) {
+        if (st.inject) {
             if (!f->error[0])
-                do_inject(tl, f, st);
+                do_inject(tl, f, &st);
         } else if (f->active) {
             do_clear(tl, f, NULL);
         }
@@ -537,8 +691,22 @@ static void *run_heartbeat(void *arg)
 int timeline_start(struct timeline *tl, uint64_t t0, char *err, size_t errlen)
 {
     tl->t0 = t0;
+    atomic_store(&tl->last_clear, t0);
     if (!tl->n)
         return 0;
+    for (unsigned i = 0; i < tl->n; i++) {
+        const struct fault_spec *s = &tl->faults[i].spec;
+        if (s->settle == SETTLE_WHOLE && !s->settle_command[0] && !tl->heal) {
+            snprintf(err, errlen, "[fault %s] settle = whole: nothing here says whether the "
+                     "storage is whole (only the gluster and ceph labs and a [cluster] heal "
+                     "or recover, and their heal watch must run); give settle_command, or "
+                     "settle = none", s->name);
+            for (unsigned k = 0; k < tl->n; k++) /* none runs: the report says why */
+                snprintf(tl->faults[k].error, sizeof tl->faults[k].error, "not injected: %s",
+                         err);
+            return -1;
+        }
+    }
     for (unsigned k = 0; k < FL_MAX_HOSTS; k++)
         if (tl->remotes[k])
             remote_set_t0(tl->remotes[k], t0);
@@ -694,6 +862,7 @@ void timeline_free(struct timeline *tl)
     tl->steps = NULL;
     pthread_mutex_destroy(&tl->mu);
     pthread_mutex_destroy(&tl->power_mu);
+    pthread_mutex_destroy(&tl->begin_mu);
     pthread_cond_destroy(&tl->cv);
 }
 
@@ -704,4 +873,26 @@ unsigned timeline_agents(const struct timeline *tl, struct remote_info *out, uns
         if (tl->remotes[k])
             remote_get_info(tl->remotes[k], &out[n++]);
     return n;
+}
+
+void timeline_progress(void *ctx, char *out, size_t n)
+{
+    struct timeline *tl = ctx;
+    out[0] = '\0';
+    if (!tl->n || !tl->t0)
+        return;
+    unsigned done = atomic_load(&tl->injected);
+    int cur = atomic_load(&tl->current);
+    size_t used = (size_t)snprintf(out, n, ", fault %u of %u", done, tl->n);
+    if (cur >= 0 && (unsigned)cur < tl->n && used < n)
+        used += (size_t)snprintf(out + used, n - used, " (latest: %s on %s)",
+                                 tl->faults[cur].ops->action, tl->faults[cur].spec.host);
+    if (atomic_load(&tl->settling) && used < n)
+        used += (size_t)snprintf(out + used, n - used, ", settling");
+    uint64_t now = mono_ns(), end = tl->t0 + tl->end_ns;
+    if (tl->end_ns >= 600000000000ull && now < end && used < n) { /* a long run: time left */
+        uint64_t left = (end - now) / 1000000000ull;
+        snprintf(out + used, n - used, ", %llum%02llus left", (unsigned long long)(left / 60),
+                 (unsigned long long)(left % 60));
+    }
 }

@@ -19,6 +19,14 @@
  *             done mark for each record
  *   finish    at the end of the workload (also after SIGINT/SIGTERM) every
  *             fault still active is cleared before the sweep reads anything
+ *   settle    a fault with settle = whole first waits until no other fault
+ *             is in effect and the storage is whole (settle.h), up to its
+ *             settle_timeout without progress (then it is not injected); the
+ *             wait moves it and every fault not yet begun later by as much
+ *             (a fault that has begun keeps its own times: its clear is not
+ *             held up by a wait that needs it cleared).  A fault moved past
+ *             the end of the workload, or held back by a wait still under
+ *             way when it ended, is not reached.
  *
  * Times are ns since the workload started; `at` counts from there too.
  */
@@ -34,6 +42,7 @@
 #include "../../faults/ssh/remote.h"
 #include "../../faults/undo.h"
 #include "events.h"
+#include "heal.h"
 #include "../lab/lab.h"
 #include "../scenario/scenario.h"
 
@@ -60,6 +69,14 @@ struct timeline {
     unsigned *delay_fault; /* ... and whose step it was */
     unsigned ndelays;
     _Atomic unsigned active; /* faults in effect now, for the progress line */
+    _Atomic unsigned injected; /* faults begun so far (the progress line) */
+    _Atomic int current;       /* the latest fault begun (-1 none) */
+    _Atomic uint64_t shift_ns; /* settle waits so far: faults not yet begun move by it */
+    _Atomic uint64_t last_clear; /* mono_ns() of the latest clear: a settle asks after it */
+    _Atomic bool settling;     /* a settle wait is under way (the progress line) */
+    _Atomic bool settle_cut;   /* a settle wait was still under way when the workload ended */
+    pthread_mutex_t begin_mu;  /* one fault begins at a time (its settle wait included) */
+    struct heal_watch *heal;   /* the storage's heal or recovery, for settle (NULL none) */
     struct power_signal *power; /* where a fault that loses power says so (the crew's) */
     pthread_mutex_t power_mu;   /* one power cut at a time, begin to end */
     pthread_t *threads; /* one per fault (its own schedule), and the agents' heartbeat */
@@ -105,6 +122,10 @@ unsigned timeline_delays(const struct timeline *tl, double *p50, double *p99, do
 /* The same for the faults of one action (family). */
 unsigned timeline_delays_of(const struct timeline *tl, const char *action, double *p50,
                             double *p99, double *max);
+
+/* For the progress line of a long run (crew.h fault_progress, ctx the
+ * timeline): ", fault 3 of 40 (kill on gs2), settling, 14m20s left". */
+void timeline_progress(void *ctx, char *out, size_t n);
 
 /* The agents the run talked to (ssh hosts): round trip, clock offset. */
 unsigned timeline_agents(const struct timeline *tl, struct remote_info *out, unsigned max);

@@ -1,5 +1,6 @@
 /* report_json — report.json and the findings of events.jsonl (see report.h). */
 #include "report.h"
+#include "report_actions.h"
 #include "report_paths.h"
 
 #include <errno.h>
@@ -420,6 +421,17 @@ static void json_fault(struct json *j, const struct report *r, unsigned i)
         json_null(j);
     json_key(j, "indeterminate");
     json_bool(j, f->indeterminate);
+    json_key(j, "drawn"); /* by [thrash] */
+    json_bool(j, f->drawn);
+    json_key(j, "settle_s"); /* settle = whole: its wait for the storage */
+    if (f->settle_asked)
+        json_num(j, (double)f->settle_ns / 1e9, 3);
+    else
+        json_null(j);
+    json_key(j, "moved_s"); /* the settle waits before it */
+    json_num(j, (double)f->shift_ns / 1e9, 3);
+    json_key(j, "not_reached");
+    json_bool(j, f->not_reached);
     const struct fault_miss *miss = report_missed(r, i);
     json_key(j, "happened"); /* as the scenario wrote it */
     json_bool(j, !miss);
@@ -515,6 +527,7 @@ static void json_faults(struct json *j, const struct report *r)
     for (unsigned i = 0; i < r->nfaults; i++)
         json_fault(j, r, i);
     json_arr_end(j);
+    report_json_actions(j, r);
     json_key(j, "fault_timing");
     json_obj_begin(j);
     json_key(j, "injections");

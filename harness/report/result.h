@@ -98,6 +98,24 @@ struct result_fault {
     size_t nevents;
     struct result_value *values; /* every number (or null) of the fault's object */
     size_t nvalues;
+    /* settle = whole and [thrash] */
+    bool drawn, not_reached;
+    struct result_time settle; /* its wait for the storage (null: none) */
+    double moved_s;            /* the settle waits before it */
+};
+
+/* A distribution over an action's faults (report.json's "actions"). */
+struct result_dist {
+    bool known;
+    double n, min, p50, p95, max, mean;
+};
+
+/* One fault action: its faults' count and distributions. */
+struct result_action {
+    char *action;
+    uint64_t count, began;
+    struct result_dist stall, recovery, heal;
+    const char *heal_key; /* "heal_s" or "recover_s" (static) */
 };
 
 /* A fault that did not happen as written. */
@@ -207,6 +225,8 @@ struct result {
     size_t nhosts;
     struct result_fault *faults;
     size_t nfaults;
+    struct result_action *actions; /* per action (older reports: none) */
+    size_t nactions;
     unsigned injections;
     double inject_p50_ms, inject_p99_ms;
     uint64_t doubtful_writes;

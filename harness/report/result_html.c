@@ -157,7 +157,13 @@ static void fault_cells(FILE *f, const struct result_fault *x, const struct resu
     if (!x->applied)
         fprintf(f, "planned: ");
     report_escape(f, x->detail && x->detail[0] ? x->detail : x->host);
-    if (miss) {
+    if (x->settle.known)
+        fprintf(f, "<br><span class=\"small\">settle: waited %.3f s; moved %.3f s</span>",
+                x->settle.s, x->moved_s);
+    if (x->not_reached && x->drawn) {
+        fprintf(f, "<br>not reached: drawn by [thrash], moved past the end (left out of "
+                   "schedule.scn)");
+    } else if (miss) {
         fprintf(f, "<br><b>NOT AS WRITTEN: ");
         report_escape(f, miss->why);
         fprintf(f, "</b>");
@@ -210,11 +216,49 @@ static void recovery_cells(FILE *f, const struct result_fault *x, bool events)
     fprintf(f, "</td>");
 }
 
+static void td_dist(FILE *f, const struct result_dist *d)
+{
+    if (!d->known)
+        fprintf(f, "<td class=\"n\">&ndash;</td>");
+    else
+        fprintf(f, "<td class=\"n\">%.3f / %.3f / %.3f s (%.0f)</td>", d->p50, d->p95, d->max,
+                d->n);
+}
+
+/* Per action, where one has several faults (a thrash): how many, and the
+ * distribution of their numbers. */
+static void actions_table(FILE *f, const struct result *res)
+{
+    bool several = false;
+    for (size_t i = 0; i < res->nactions; i++)
+        several |= res->actions[i].count > 1;
+    if (!several)
+        return;
+    fprintf(f, "<table><tr><th>action</th><th>faults (began)</th><th>stall p50 / p95 / max "
+               "(n)</th><th>recovery p50 / p95 / max (n)</th><th>heal or recover p50 / p95 / "
+               "max (n)</th></tr>\n");
+    for (size_t i = 0; i < res->nactions; i++) {
+        const struct result_action *a = &res->actions[i];
+        fprintf(f, "<tr><td>");
+        report_escape(f, a->action);
+        fprintf(f, "</td><td class=\"n\">%" PRIu64 " (%" PRIu64 ")</td>", a->count, a->began);
+        td_dist(f, &a->stall);
+        td_dist(f, &a->recovery);
+        td_dist(f, &a->heal);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+/* More faults than this: their table is folded (a thrash of hours). */
+#define FAULTS_SHOWN 20
+
 static void faults_table(FILE *f, const struct result *res, const struct result_series *s)
 {
     if (!res->nfaults)
         return;
     fprintf(f, "<h2>Faults</h2>\n");
+    actions_table(f, res);
     if (res->baseline_known)
         fprintf(f, "<p>Baseline %.0f IOPS: the median of %u buckets between %.1f s and %.1f s.</p>\n",
                 res->baseline_iops, s->baseline_buckets, res->baseline_from, res->baseline_to);
@@ -224,6 +268,10 @@ static void faults_table(FILE *f, const struct result *res, const struct result_
     bool events = false; /* a column for them only when a window holds one */
     for (size_t i = 0; i < res->nfaults && !events; i++)
         events = res->faults[i].analysed && res->faults[i].nevents;
+    bool fold = res->nfaults > FAULTS_SHOWN;
+    if (fold)
+        fprintf(f, "<details><summary>all %zu faults, one row each (%zu did not happen as "
+                   "written)</summary>\n", res->nfaults, res->nmissed);
     fprintf(f, "<table><tr><th>fault</th><th>what</th><th>inject &ndash; clear"
                "</th><th>impact</th><th>stall</th><th>recovery</th><th>errors</th><th>latency "
                "p50 / p99 / max</th><th>first I/O after inject / clear</th>%s</tr>\n",
@@ -236,7 +284,7 @@ static void faults_table(FILE *f, const struct result *res, const struct result_
         recovery_cells(f, x, events);
         fprintf(f, "</tr>\n");
     }
-    fprintf(f, "</table>\n");
+    fprintf(f, "</table>\n%s", fold ? "</details>\n" : "");
 }
 
 static void finding_row(FILE *f, const struct result_finding *x)

@@ -190,6 +190,19 @@ static void read_recovery(struct reader *rd, const struct jv *f, struct result_f
     read_values(rd, f, &x->values, &x->nvalues);
 }
 
+static void read_dist(const struct jv *d, struct result_dist *x)
+{
+    x->known = d && jv_get(d, "n");
+    if (!x->known)
+        return;
+    x->n = num(jv_get(d, "n"));
+    x->min = num(jv_get(d, "min"));
+    x->p50 = num(jv_get(d, "p50"));
+    x->p95 = num(jv_get(d, "p95"));
+    x->max = num(jv_get(d, "max"));
+    x->mean = num(jv_get(d, "mean"));
+}
+
 static void read_faults(struct reader *rd, const struct jv *doc, struct result *res)
 {
     const struct jv *arr = jv_get(doc, "faults");
@@ -216,7 +229,31 @@ static void read_faults(struct reader *rd, const struct jv *doc, struct result *
         x->not_happened_why = dup_str(rd, jv_get(f, "not_happened_why"));
         x->clear_failed = flag(jv_get(f, "clear_failed"));
         x->indeterminate = flag(jv_get(f, "indeterminate"));
+        x->drawn = flag(jv_get(f, "drawn"));
+        x->not_reached = flag(jv_get(f, "not_reached"));
+        x->settle = maybe(jv_get(f, "settle_s"));
+        x->moved_s = num(jv_get(f, "moved_s"));
         read_recovery(rd, f, x);
+    }
+    arr = jv_get(doc, "actions");
+    res->nactions = jv_len(arr);
+    res->actions = alloc_items(rd, res->nactions, sizeof *res->actions);
+    if (!res->actions)
+        res->nactions = 0;
+    for (size_t i = 0; i < res->nactions; i++) {
+        const struct jv *a = jv_at(arr, i);
+        struct result_action *x = &res->actions[i];
+        x->action = dup_or_empty(rd, jv_get(a, "action"));
+        x->count = (uint64_t)num(jv_get(a, "count"));
+        x->began = (uint64_t)num(jv_get(a, "began"));
+        read_dist(jv_get(a, KEY(F_STALL)), &x->stall);
+        read_dist(jv_get(a, KEY(F_RECOVERY)), &x->recovery);
+        x->heal_key = KEY(F_HEAL);
+        read_dist(jv_get(a, KEY(F_HEAL)), &x->heal);
+        if (!x->heal.known) {
+            x->heal_key = KEY(F_RECOVER);
+            read_dist(jv_get(a, KEY(F_RECOVER)), &x->heal);
+        }
     }
     arr = jv_get(doc, "not_happened");
     res->nmissed = jv_len(arr);

@@ -2,6 +2,7 @@
 #include "result_svg.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "result.h"
 
@@ -99,6 +100,7 @@ void svg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
 {
     static const char *const tint[] = {"#f4a261", "#e76f51", "#2a9d8f", "#8ab17d", "#b5838d",
                                        "#6d6875"};
+    double free_from[2] = {-1e9, -1e9}; /* where each label line is free again */
     for (size_t i = 0; i < n; i++) {
         const struct result_fault *x = &faults[i];
         if (!x->injected_at.known)
@@ -115,9 +117,16 @@ void svg_fault_windows(FILE *f, const struct result_fault *faults, size_t n,
         fprintf(f, " (");
         report_escape(f, x->action);
         fprintf(f, "): %.3f s .. %.3f s</title></rect>\n", in, out);
-        /* Labels alternate between two lines so that close faults stay legible. */
+        /* Labels alternate between two lines so that close faults stay
+         * legible; one that would run into the label before it on its line
+         * is left out (a thrash of hundreds: the window's own title names it). */
+        int line = i % 2;
+        double width = 7.0 * (double)strlen(x->name) + 6;
+        if (a + 3 < free_from[line])
+            continue;
+        free_from[line] = a + 3 + width;
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"flabel\" fill=\"%s\">", a + 3,
-                i % 2 ? PAD_T - 20 : PAD_T - 5, c);
+                line ? PAD_T - 20 : PAD_T - 5, c);
         report_escape(f, x->name);
         fprintf(f, "</text>\n");
     }

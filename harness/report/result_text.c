@@ -117,10 +117,48 @@ static void text_fault(FILE *f, const struct result *res, const struct result_fa
         snprintf(by, sizeof by, "; through the agent on %s", x->applied_by);
     fprintf(f, "    %-16s %-11s at %7.3f s: %s; %s%s%s\n", x->name, x->action, x->at, when,
             x->applied ? "" : "planned: ", x->detail[0] ? x->detail : x->host, by);
-    if (!x->happened && x->not_happened_why)
+    if (x->settle.known)
+        fprintf(f, "      settle: waited %.3f s for the storage to be whole; moved %.3f s "
+                   "later by the waits before it\n", x->settle.s, x->moved_s);
+    if (x->not_reached && x->drawn)
+        fprintf(f, "      not reached: drawn by [thrash], moved past the end by %.3f s of settle "
+                   "waits (left out of schedule.scn)\n", x->moved_s);
+    else if (!x->happened && x->not_happened_why)
         fprintf(f, "      NOT AS WRITTEN: %s\n", x->not_happened_why);
     if (res->outage)
         text_recovery(f, x);
+}
+
+/* "p50 3.2 s, p95 5.1 s, max 6.0 s of 12" or "-". */
+static void say_dist(char *out, size_t n, const struct result_dist *d)
+{
+    if (!d->known)
+        snprintf(out, n, "-");
+    else
+        snprintf(out, n, "p50 %.3f s, p95 %.3f s, max %.3f s (%.0f)", d->p50, d->p95, d->max,
+                 d->n);
+}
+
+/* Per action, where one has several faults (a thrash): the distribution
+ * of their numbers, as a repeat summary gives them over runs. */
+static void text_actions(FILE *f, const struct result *res)
+{
+    bool several = false;
+    for (size_t i = 0; i < res->nactions; i++)
+        several |= res->actions[i].count > 1;
+    if (!several)
+        return;
+    fprintf(f, "  per action:\n");
+    for (size_t i = 0; i < res->nactions; i++) {
+        const struct result_action *a = &res->actions[i];
+        char st[96], rc[96], he[96];
+        say_dist(st, sizeof st, &a->stall);
+        say_dist(rc, sizeof rc, &a->recovery);
+        say_dist(he, sizeof he, &a->heal);
+        fprintf(f, "    %-11s %3" PRIu64 " fault%s (%" PRIu64 " began): stall %s; recovery %s; "
+                "%.*s %s\n", a->action, a->count, a->count == 1 ? "" : "s", a->began, st, rc,
+                (int)strcspn(a->heal_key, "_"), a->heal_key, he);
+    }
 }
 
 static void text_faults(FILE *f, const struct result *res)
@@ -149,6 +187,7 @@ static void text_faults(FILE *f, const struct result *res)
     }
     for (size_t i = 0; i < res->nfaults; i++)
         text_fault(f, res, &res->faults[i]);
+    text_actions(f, res);
 }
 
 static void text_expectations(FILE *f, const struct result *res)

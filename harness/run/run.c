@@ -419,12 +419,18 @@ static int run_workload(struct run *r)
         crew->between = finish_faults;
         crew->between_ctx = &sctx;
         crew->active_faults = &tl->active;
+        crew->fault_progress = timeline_progress;
+        crew->fault_progress_ctx = tl;
     } else {
         crew->between = rank_progress;
         crew->between_ctx = r;
     }
     run_heal_start(r);
+    if (tl)
+        tl->heal = r->watching ? &r->heal : NULL; /* what settle = whole asks */
+    run_write_schedule(r);
     crew_run(crew);
+    run_write_schedule(r); /* as it happened: the faults not reached left out */
     report_room(r, false); /* the workload and its journal are done: now the reports */
     if (!run_is_rank0(r))
         return finish_rank(r);

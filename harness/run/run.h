@@ -18,6 +18,9 @@
 int cmd_run(const struct run_opts *o);
 
 int cmd_verify(const char *dir, bool quiet);
-int cmd_check(const char *file);
+/* `faultline check FILE [--schedule]`: with --schedule, the schedule a
+ * [thrash] draws, as the scenario text a run writes (schedule.scn), on
+ * stdout (the check's line then goes to stderr). */
+int cmd_check(const char *file, bool schedule);
 
 #endif

@@ -7,6 +7,7 @@
  *   run_verify.c   `faultline verify` and `faultline check`
  *   run_shared.c   SIGINT and SIGTERM (the workload, then the sweep, cut
  *                  short), progress lines
+ *   run_schedule.c a [thrash] run's schedule.scn
  */
 #ifndef FL_RUN_PARTS_H
 #define FL_RUN_PARTS_H
@@ -97,6 +98,12 @@ void run_heal_finish(struct run *r, struct recovery *recov, uint64_t end_ns);
 void run_watch_replicas(struct run *r);
 
 void run_lab_happenings(struct run *r);
+
+/* A scenario with [thrash]: DIR/schedule.scn, the scenario with every
+ * fault it drew explicit (thrash.h); before the workload as drawn, after
+ * it (r->tl's faults done) without the faults its settle waits did not
+ * reach, each with what its wait took. */
+void run_write_schedule(const struct run *r);
 
 /* Whether this process is rank 0 of the run (or runs alone). */
 bool run_is_rank0(const struct run *r);

@@ -15,6 +15,7 @@
 
 #include "../../lib/clock.h"
 #include "../../lib/fsutil.h"
+#include "../../lib/ini.h"
 #include "../../lib/jread.h"
 #include "../../lib/units.h"
 #include "../live/manifest.h"
@@ -170,13 +171,30 @@ int cmd_verify(const char *dir, bool quiet)
     return code;
 }
 
-int cmd_check(const char *file)
+int cmd_check(const char *file, bool schedule)
 {
     char err[FL_ERRLEN];
     struct scenario sc;
     if (scenario_load(file, &sc, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
+    }
+    if (schedule) {
+        if (!sc.thrash.line) {
+            fprintf(stderr, "faultline: check --schedule: %s has no [thrash] section\n", file);
+            return 2;
+        }
+        char *text = ini_read_file(file, err, sizeof err);
+        char *out = text ? thrash_schedule_text(text, &sc.thrash, sc.thrash.seed_drawn, NULL)
+                         : NULL;
+        if (!out) {
+            fprintf(stderr, "faultline: check --schedule: %s\n", text ? "out of memory" : err);
+            free(text);
+            return 2;
+        }
+        fputs(out, stdout);
+        free(out);
+        free(text);
     }
     char bs[32], size[32];
     format_size(sc.workload.block_size, bs, sizeof bs);
@@ -190,11 +208,16 @@ int cmd_check(const char *file)
         snprintf(where, sizeof where, "%s", sc.lab->serves_what);
     else
         sc.backend->where(&sc.target, 0, 0, "", where, sizeof where, &offset);
-    printf("%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s, "
+    char drawn[96] = "";
+    if (sc.thrash.line)
+        snprintf(drawn, sizeof drawn, " (%u drawn by [thrash] from seed %llu)", sc.thrash.ndrawn,
+                 (unsigned long long)sc.thrash.seed);
+    fprintf(schedule ? stderr : stdout,
+           "%s: ok: %s on %s %s (%s), %s blocks, %s, %u%% reads, depth %u, %.1f s, %u fault%s%s, "
            "%u expectation%s\n",
            file, sc.name, sc.target.kind, where, size, bs,
            sc.workload.pattern == PATTERN_RANDOM ? "random" : "sequential", sc.workload.read_pct,
            sc.workload.depth, (double)sc.duration_ns / 1e9, sc.nfaults, sc.nfaults == 1 ? "" : "s",
-           sc.nexpects, sc.nexpects == 1 ? "" : "s");
+           drawn, sc.nexpects, sc.nexpects == 1 ? "" : "s");
     return 0;
 }

@@ -22,6 +22,8 @@
  *   [host N]    netns, interface, switch_port, address; ssh, ssh_identity, ...,
  *               lease, restart, switch (hosts outside the lab, also over ssh)
  *   [cluster]   kind, volume, via (the real storage the scenario runs against)
+ *   [thrash]    actions, hosts, max_faulted, gap, hold, settle: faults drawn from the
+ *               seed, parsed as the [fault] sections they become (thrash.h)
  */
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H
@@ -38,6 +40,7 @@
 #include "../../workloads/engine.h"
 #include "../lab/lab.h"
 #include "../storage/storage.h"
+#include "thrash.h"
 
 #define FL_MAX_EXPECTS 128
 
@@ -79,6 +82,8 @@ struct scenario {
     struct host_spec hosts[FL_MAX_HOSTS];    /* [host NAME] */
     unsigned nhosts;
     struct cluster_spec cluster;             /* [cluster] */
+    struct thrash_spec thrash;               /* [thrash] (line 0: none) */
+    unsigned first_drawn;                    /* faults[first_drawn..] were drawn by it */
     uint64_t duration_ns;
     uint64_t seed;
     bool seed_given;

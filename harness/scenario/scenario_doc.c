@@ -43,6 +43,13 @@ static const char *const purposes[S_COUNT] = {
     /* parenthesised: clang takes a two-piece literal in an array for a missing comma */
     [S_CLUSTER] = ("The real storage a run is against (GlusterFS or CephFS), known as a lab "
                    "knows its own; not together with a lab."),
+    [S_THRASH] = ("Random outages for as long as the workload runs, drawn from the run's seed: "
+                  "which actions (weighted), on which hosts, how many hosts at once, the time "
+                  "between faults and how long each holds, and whether to wait for the storage "
+                  "to be whole before each.  The draw becomes [fault] sections: the run writes "
+                  "them into its directory as `schedule.scn`, the same scenario with every "
+                  "fault explicit, which `faultline run` replays and `faultline shrink` makes "
+                  "smaller.  An action's own keys are written once, as `ACTION.KEY = VALUE`."),
 };
 
 static const char *const description[] = {

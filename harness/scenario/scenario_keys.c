@@ -12,6 +12,7 @@
 #include "../../lib/errbuf.h"
 #include "../../lib/units.h"
 #include "scenario_parts.h"
+#include "thrash.h"
 
 #define F(field) KEY_FIELD(struct scenario, field)
 
@@ -147,6 +148,18 @@ static const struct key_def fault_keys[] = {
      "unflushed: the fault cuts the storage's power, so writes acknowledged but not yet "
      "flushed at its inject may be gone (read back older, they count as `reverted`, not as "
      "lost writes); a flush after it covers none of them", 0},
+    {"settle", KEY_CHOICE, "none", "none|whole", FAULT_COMMON(settle), 0, 0,
+     "whole: before its inject, wait until no fault is in effect and the storage is whole "
+     "(the gluster or ceph lab's or [cluster]'s heal or recovery, or settle_command); every "
+     "fault not yet begun moves later by the wait, and one moved past the end of the "
+     "workload does not happen ([thrash] settle writes it on each fault it draws)", 0},
+    {"settle_command", KEY_TEXT, NULL, NULL, FAULT_COMMON(settle_command), 0, 0,
+     "settle = whole: a command run here with /bin/sh -c every 2 s that says the storage is "
+     "whole by exiting 0 (a change in its output is progress)", 0},
+    {"settle_timeout", KEY_DURATION, "5m", NULL, FAULT_COMMON(settle_timeout_ns), 1000000000ull,
+     AT_MOST_A_DAY,
+     "settle = whole: given up after this long without progress (fewer entries pending, or "
+     "a new output of settle_command); the fault is then not injected", 0},
 };
 
 static const struct key_def host_keys[] = {
@@ -219,8 +232,8 @@ static const struct key_def cluster_keys[] = {
 
 /* --- the sections, and every table of keys each may hold --- */
 
-const char *const section_names[S_COUNT] = {"scenario", "target", "workload", "lab",
-                                                   "expect",   "fault",  "host",     "cluster"};
+const char *const section_names[S_COUNT] = {"scenario", "target", "workload", "lab", "expect",
+                                            "fault",    "host",   "cluster",  "thrash"};
 
 int scenario_section_of(const char *type)
 {
@@ -248,6 +261,8 @@ struct key_table scenario_general_keys(int section)
         return (struct key_table)KEY_TABLE(host_keys);
     case S_CLUSTER:
         return (struct key_table)KEY_TABLE(cluster_keys);
+    case S_THRASH:
+        return thrash_keys();
     }
     return (struct key_table){NULL, 0};
 }

@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../checks/block.h"
 #include "../../lib/ini.h"
@@ -72,9 +75,37 @@ static struct scenario scratch;
 /* The block of memory a general key of a section fills. */
 static void *general_base(struct scenario *sc, int section)
 {
-    return section == S_LAB ? (void *)&sc->lab_opts
+    return section == S_LAB       ? (void *)&sc->lab_opts
            : section == S_CLUSTER ? (void *)&sc->cluster
+           : section == S_THRASH  ? (void *)&sc->thrash
                                   : (void *)sc;
+}
+
+/* [thrash]: its general keys, and each ACTION.KEY kept for its action
+ * (thrash.h reads them once the section is bound). */
+static void bind_thrash(struct binding *b, const struct ini_section *s, char *err, size_t n)
+{
+    struct thrash_spec *t = &b->sc->thrash;
+    struct key_table keys = thrash_keys();
+    t->line = s->line;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct ini_entry *e = &s->entries[k];
+        if (plain_entry(b, s, k, err, n) != 0) {
+            scenario_note(b->errs, err);
+            continue;
+        }
+        const struct key_def *def = key_find(keys.keys, keys.n, e->key);
+        if (def) {
+            if (set_key(b, t, def, e, err, n) != 0)
+                scenario_note(b->errs, err);
+        } else if (strchr(e->key, '.')) {
+            if (thrash_keep_entry(t, b->ini->file, e->line, e->key, e->value, err, n) != 0)
+                scenario_note(b->errs, err);
+        } else {
+            unknown_key(b, S_THRASH, e, err, n);
+            scenario_note(b->errs, err);
+        }
+    }
 }
 
 /* [scenario], [target], [workload], [lab]: the general keys now, a kind's
@@ -388,7 +419,7 @@ static int check_section(const struct ini *ini, size_t i, int *type, char *err, 
     *type = scenario_section_of(s->type);
     if (*type < 0) {
         snprintf(err, n, "%s:%d: unknown section [%s] (known: scenario, target, workload, lab, "
-                 "expect, fault NAME, host NAME, cluster)", ini->file, s->line, s->type);
+                 "expect, fault NAME, host NAME, cluster, thrash)", ini->file, s->line, s->type);
         return -1;
     }
     bool named = *type == S_FAULT || *type == S_HOST;
@@ -428,6 +459,8 @@ static int bind_sections(struct binding *b, char *err, size_t n)
             bind_fault(b, s, err, n);
         else if (type == S_HOST)
             bind_host(b, s, err, n);
+        else if (type == S_THRASH)
+            bind_thrash(b, s, err, n);
         else if (type == S_EXPECT)
             for (size_t k = 0; k < s->n; k++) {
                 if (scenario_add_expectation(ini, b->sc, -1, &s->entries[k], err, n) != 0)
@@ -520,6 +553,62 @@ static void name_from_file(const char *file, char *out, size_t n)
     out[l] = '\0';
 }
 
+static void note_to(void *ctx, const char *msg)
+{
+    scenario_note(ctx, msg);
+}
+
+/* A seed for a thrash whose scenario gave none: the schedule is drawn at
+ * once, and the run uses the same seed. */
+static uint64_t fresh_seed(void)
+{
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    return s;
+}
+
+/* [thrash]: the schedule drawn, and the scenario parsed again as the text
+ * it becomes (thrash.h), so that a run runs what schedule.scn says. */
+static void expand_thrash(const char *text, const char *file, struct scenario *sc,
+                          struct errlist *errs)
+{
+    struct thrash_spec *t = &sc->thrash;
+    if (thrash_read(t, file, scenario_general_keys(S_FAULT), note_to, errs) != 0)
+        return;
+    char one[FL_ERRLEN];
+    uint64_t seed = sc->seed_given ? sc->seed : fresh_seed();
+    if (thrash_draw(t, seed, sc->duration_ns, FL_MAX_FAULTS - sc->nfaults, one, sizeof one) != 0) {
+        char msg[FL_ERRLEN + 64];
+        snprintf(msg, sizeof msg, "%s:%d: [thrash]: %s", file, t->line, one);
+        scenario_note(errs, msg);
+        return;
+    }
+    char *full = thrash_schedule_text(text, t, false, NULL);
+    struct scenario *x = malloc(sizeof *x);
+    struct thrash_spec *keep = malloc(sizeof *keep);
+    if (!full || !x || !keep) {
+        scenario_note(errs, "out of memory drawing the [thrash] schedule");
+    } else if (scenario_parse(full, file, x, one, sizeof one) != 0) {
+        char msg[FL_ERRLEN + 200];
+        snprintf(msg, sizeof msg, "%s:%d: [thrash]: the faults it drew do not hold "
+                 "(`faultline check --schedule` shows them):\n%s", file, t->line, one);
+        scenario_note(errs, msg);
+    } else {
+        *keep = *t;
+        *sc = *x;
+        sc->thrash = *keep;
+        sc->thrash.seed_drawn = !sc->seed_given;
+        sc->first_drawn = sc->nfaults - keep->ndrawn;
+        sc->seed = seed;
+        sc->seed_given = true;
+        sc->workload.seed = seed;
+    }
+    free(full);
+    free(x);
+    free(keep);
+}
+
 int scenario_parse(const char *text, const char *file, struct scenario *sc, char *err,
                    size_t errlen)
 {
@@ -530,7 +619,8 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
     if (key_defaults(sc, t.keys, t.n, err, errlen) != 0 ||
         key_defaults(sc, tt.keys, tt.n, err, errlen) != 0 ||
         key_defaults(sc, wt.keys, wt.n, err, errlen) != 0 ||
-        key_defaults(&sc->lab_opts, lt.keys, lt.n, err, errlen) != 0)
+        key_defaults(&sc->lab_opts, lt.keys, lt.n, err, errlen) != 0 ||
+        key_defaults(&sc->thrash, thrash_keys().keys, thrash_keys().n, err, errlen) != 0)
         return -1;
     struct ini ini;
     if (ini_parse(text, file, &ini, err, errlen) != 0)
@@ -562,6 +652,9 @@ int scenario_parse(const char *text, const char *file, struct scenario *sc, char
         scenario_check_outcome(sc, &ini, &errs);
         if (scenario_check_cluster(sc, &ini, one, sizeof one) != 0)
             scenario_note(&errs, one);
+        sc->first_drawn = sc->nfaults;
+        if (!errs.n && sc->thrash.line)
+            expand_thrash(text, file, sc, &errs);
     }
     free(b);
     ini_free(&ini);

@@ -7,6 +7,7 @@
  *   scenario_expect.c     [expect] and expect_* lines into rules
  *   scenario_check.c      the rules between sections
  *   scenario_outcome.c    expect_verdict and expect_failing: the outcome a suite expects
+ *   thrash.c              [thrash]: a schedule of faults drawn from the seed (thrash.h)
  *   scenario_reference.c  help scenario, help metrics
  *   scenario_doc*.c       help scenario --format markdown|man (scenario_doc.h)
  */
@@ -21,7 +22,8 @@
 #include "scenario.h"
 
 enum section_type {
-    S_SCENARIO, S_TARGET, S_WORKLOAD, S_LAB, S_EXPECT, S_FAULT, S_HOST, S_CLUSTER, S_COUNT
+    S_SCENARIO, S_TARGET, S_WORKLOAD, S_LAB, S_EXPECT, S_FAULT, S_HOST, S_CLUSTER, S_THRASH,
+    S_COUNT
 };
 
 /* "scenario", "target", ...: a section's name in the file. */

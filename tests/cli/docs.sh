@@ -112,8 +112,9 @@ for f in share/man/man1/faultline.1:man/faultline.1 \
     cmp -s "$ROOT/${f#*:}" "$P/${f%%:*}" || fail "${f%%:*} is not installed as ${f#*:}"
     [ "$(stat -c %a "$P/${f%%:*}")" = 644 ] || fail "${f%%:*} is not installed with mode 644"
 done
-for f in "$ROOT"/scenarios/*.scn; do
-    cmp -s "$f" "$P/share/faultline/scenarios/${f##*/}" || fail "${f##*/} is not installed"
+for f in "$ROOT"/scenarios/*.scn "$ROOT"/scenarios/thrash/*.scn; do
+    cmp -s "$f" "$P/share/faultline/scenarios/${f#"$ROOT"/scenarios/}" ||
+        fail "${f#"$ROOT"/scenarios/} is not installed"
 done
 # from elsewhere, with nothing of the repository around
 cd "$WORK"

@@ -330,6 +330,80 @@ static void an_older_builds_registration_still_tells(void **state)
     remove_dir();
 }
 
+/* settle = whole: b waits (its settle_command) until the test says the
+ * storage is whole; c, not begun yet, moves with it; a, begun, keeps its
+ * times; d is moved past the end of the workload and not reached.  Every
+ * bound is one the test itself sets (when it makes the storage whole), not
+ * the machine's pace. */
+static void settle_waits_move_the_faults_not_begun(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/fl-timeline-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char text[4096], err[FL_ERRLEN];
+    snprintf(text, sizeof text,
+             "[scenario]\nduration = 3s\n[target]\nkind = file\npath = %s/t.img\n"
+             "[fault a]\naction = command\ncommand = echo a >> %s/log\nundo = true\n"
+             "at = 0s\nduration = 300ms\n"
+             "[fault b]\naction = command\ncommand = echo b >> %s/log\nat = 200ms\n"
+             "settle = whole\nsettle_command = test -e %s/whole\n"
+             "[fault c]\naction = command\ncommand = echo c >> %s/log\nat = 400ms\n"
+             "[fault d]\naction = command\ncommand = echo d >> %s/log\nat = 2s\n",
+             dir, dir, dir, dir, dir, dir);
+    if (scenario_parse(text, "t.scn", &sc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    struct timeline tl;
+    struct event_log ev;
+    assert_int_equal(events_open(&ev, dir, 1, 0, err, sizeof err), 0);
+    if (timeline_prepare(&tl, &sc, NULL, dir, &ev, NULL, 0, 0x1235, err, sizeof err) != 0) {
+        events_close(&ev);
+        remove_dir();
+        if (!strstr(err, UNDO_REGISTRY))
+            fail_msg("%s", err);
+        print_message("SKIP: the undo registry %s needs root\n", UNDO_REGISTRY);
+        skip();
+    }
+    uint64_t t0 = mono_ns();
+    assert_int_equal(timeline_start(&tl, t0, err, sizeof err), 0);
+    struct timespec ts = {1, 500 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    char whole[128];
+    snprintf(whole, sizeof whole, "%s/whole", dir);
+    uint64_t made = mono_ns() - t0;
+    FILE *f = fopen(whole, "w");
+    assert_non_null(f);
+    fclose(f);
+    ts = (struct timespec){4, 0}; /* past the end of the 3 s workload, moved or not */
+    nanosleep(&ts, NULL);
+    timeline_finish(&tl);
+    const struct fault *a = &tl.faults[0], *b = &tl.faults[1], *c = &tl.faults[2],
+                       *d = &tl.faults[3];
+    assert_true(a->applied && b->applied && c->applied);
+    assert_false(a->settle_asked);
+    assert_int_equal(a->shift_ns, 0);               /* begun before any wait */
+    assert_true(b->settle_asked);
+    assert_true(b->injected_ns >= made);            /* not before the storage was whole */
+    assert_true(b->settle_ns >= made - 200 * MS);
+    assert_true(b->shift_ns + 200 * MS + 20 * MS >= made); /* it moved by its wait */
+    assert_int_equal(c->shift_ns, b->shift_ns);     /* c, not begun, moved with it */
+    assert_true(c->injected_ns >= 400 * MS + c->shift_ns);
+    assert_true(c->injected_ns > b->injected_ns);
+    assert_false(d->applied);                       /* 2 s + the wait: past 3 s */
+    assert_true(d->not_reached);
+    assert_false(d->drawn);
+    char path[160], log[64] = "";
+    snprintf(path, sizeof path, "%s/log", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    size_t got = fread(log, 1, sizeof log - 1, f);
+    fclose(f);
+    log[got] = '\0';
+    assert_string_equal(log, "a\nb\nc\n");
+    timeline_free(&tl);
+    events_close(&ev);
+    remove_dir();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +412,7 @@ int main(void)
         cmocka_unit_test(cleanup_undoes_a_killed_run_once),
         cmocka_unit_test(cleanup_leaves_a_live_run_alone),
         cmocka_unit_test(an_older_builds_registration_still_tells),
+        cmocka_unit_test(settle_waits_move_the_faults_not_begun),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
