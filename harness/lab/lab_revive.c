@@ -123,7 +123,7 @@ static bool whole(const struct lab *lab, char *why, size_t n)
     struct storage st;
     if (lab_storage(lab, &st) && st.kind->heal && st.kind->heal->pending) {
         char what[512];
-        if (st.kind->heal->pending(&st, what, sizeof what) != 0) {
+        if (st.kind->heal->pending(&st, NULL, what, sizeof what) != 0) {
             snprintf(why, n, "%.100s is not whole (%.100s): %.250s",
                      st.volume[0] ? st.volume : st.kind->what, st.kind->heal->whole, what);
             return false;

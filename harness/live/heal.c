@@ -8,7 +8,7 @@
 
 #include "../../lib/clock.h"
 
-static void add_sample(struct heal_watch *w, long pending)
+static void add_sample(struct heal_watch *w, long pending, long missing)
 {
     pthread_mutex_lock(&w->mu);
     if (w->n == w->cap) {
@@ -21,7 +21,7 @@ static void add_sample(struct heal_watch *w, long pending)
         w->s = s;
         w->cap = cap;
     }
-    w->s[w->n++] = (struct heal_sample){.t_ns = mono_ns(), .pending = pending};
+    w->s[w->n++] = (struct heal_sample){.t_ns = mono_ns(), .pending = pending, .missing = missing};
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -30,14 +30,15 @@ static void *watch(void *arg)
     struct heal_watch *w = arg;
     while (!atomic_load(&w->stop)) {
         char err[512];
-        long pending = w->st.kind->heal->pending(&w->st, err, sizeof err);
+        long missing;
+        long pending = w->st.kind->heal->pending(&w->st, &missing, err, sizeof err);
         pthread_mutex_lock(&w->mu);
         if (pending < 0)
             snprintf(w->err, sizeof w->err, "%s", err);
         else
             snprintf(w->what, sizeof w->what, "%s", err);
         pthread_mutex_unlock(&w->mu);
-        add_sample(w, pending);
+        add_sample(w, pending, missing);
         if (atomic_load(&w->finishing) &&
             (pending == 0 || mono_ns() >= atomic_load(&w->deadline)))
             break;
@@ -110,15 +111,15 @@ bool heal_watch_healed(struct heal_watch *w)
     return healed;
 }
 
-unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *pending)
+unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *missing)
 {
     pthread_mutex_lock(&w->mu);
     unsigned whole = 0;
-    *pending = -2;
+    *missing = -2;
     for (size_t i = w->n; i > 0 && w->s[i - 1].t_ns >= since_ns; i--) {
-        if (*pending == -2)
-            *pending = w->s[i - 1].pending;
-        if (w->s[i - 1].pending != 0)
+        if (*missing == -2)
+            *missing = w->s[i - 1].missing;
+        if (w->s[i - 1].missing != 0)
             break;
         whole++;
     }

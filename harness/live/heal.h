@@ -28,6 +28,8 @@
 struct heal_sample {
     uint64_t t_ns;   /* mono_ns() of the answer */
     long pending;    /* entries to heal; -1: the question failed */
+    long missing;    /* of them, what keeps the data short of full redundancy
+                        (storage_heal.pending); -1: the question failed */
 };
 
 struct heal_watch {
@@ -62,11 +64,13 @@ bool heal_watch_time(struct heal_watch *w, uint64_t clear_ns, uint64_t until_ns,
 bool heal_time_of(const struct heal_sample *s, size_t n, uint64_t clear_ns, uint64_t until_ns,
                   double *heal_s);
 
-/* The answers after since_ns (mono_ns()) that said nothing was pending,
- * counted back from the newest (0: the newest said something was, or
- * failed, or there is none); *pending: what the newest of them said (-1
- * failed, -2 none yet).  For a fault's settle wait (settle.h). */
-unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *pending);
+/* The answers after since_ns (mono_ns()) that said the data has its full
+ * redundancy (nothing missing: ceph's placement groups all active+clean,
+ * whatever else its health warns of; gluster's heal, nothing pending),
+ * counted back from the newest (0: the newest said something was missing,
+ * or failed, or there is none); *missing: what the newest of them said
+ * (-1 failed, -2 none yet).  For a fault's settle wait (settle.h). */
+unsigned heal_watch_whole_since(struct heal_watch *w, uint64_t since_ns, long *missing);
 
 /* Whether nothing was pending when the watch ended. */
 bool heal_watch_healed(struct heal_watch *w);

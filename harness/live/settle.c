@@ -47,21 +47,22 @@ int settle_ask(const struct fault_spec *spec, struct heal_watch *heal, unsigned 
                  "heal or recovery of a lab or [cluster], no settle_command)");
         return -1;
     }
-    long pending;
-    unsigned whole = heal_watch_whole_since(heal, since_ns, &pending);
+    long missing;
+    unsigned whole = heal_watch_whole_since(heal, since_ns, &missing);
     if (whole >= 2) {
-        snprintf(w->what, sizeof w->what, "nothing pending in %u answers", whole);
+        snprintf(w->what, sizeof w->what, "nothing missing in %u answers", whole);
         return 1;
     }
-    if (pending >= 0 && pending < w->best) {
+    if (missing >= 0 && missing < w->best) {
         *progress = w->best != LONG_MAX;
-        w->best = pending;
+        w->best = missing;
     }
-    if (pending == -2)
+    if (missing == -2)
         snprintf(w->what, sizeof w->what, "no answer since the latest clear yet");
-    else if (pending == -1)
+    else if (missing == -1)
         snprintf(w->what, sizeof w->what, "the last question failed");
     else
-        snprintf(w->what, sizeof w->what, "%ld pending", pending);
+        snprintf(w->what, sizeof w->what, "%ld entries or placement groups still short of "
+                 "their replicas", missing);
     return 0;
 }

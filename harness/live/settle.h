@@ -6,10 +6,13 @@
  *   - its settle_command, run here with /bin/sh -c, exits 0 (each run
  *     whose output differs from the one before is progress), or
  *   - the storage's own heal or recovery (heal.h: the gluster volume's
- *     heal info, the ceph cluster's status) has said nothing is pending in
- *     its last two answers since the latest clear of any fault (one answer
- *     can be older than the clear it follows); fewer entries pending than
- *     ever before in this wait is progress.
+ *     heal info, the ceph cluster's placement groups) has said nothing is
+ *     missing of the data's redundancy in its last two answers since the
+ *     latest clear of any fault (one answer can be older than the clear it
+ *     follows); fewer entries missing than ever before in this wait is
+ *     progress.  Ceph's health may still warn then (slow heartbeats stay
+ *     for minutes after a cut): recover_s waits for HEALTH_OK, a settle
+ *     for the data.
  * With neither, a run cannot know: timeline_prepare refuses the scenario.
  */
 #ifndef FL_SETTLE_H
@@ -24,7 +27,7 @@
 
 /* One wait: what its questions said so far. */
 struct settle_wait {
-    long best;          /* fewest entries pending seen (LONG_MAX: none yet) */
+    long best;          /* fewest entries missing seen (LONG_MAX: none yet) */
     uint64_t last_hash; /* settle_command: its last output's */
     bool asked;
     char what[300];     /* the last answer, for people */

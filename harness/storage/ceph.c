@@ -540,12 +540,16 @@ static void happened(const struct storage *st, uint64_t from_wall_ns, storage_sa
 /* What keeps the cluster from being whole: each placement group not
  * active+clean (degraded, peering, recovering, ...), and a health other
  * than HEALTH_OK (one more; its checks named). */
-static long recover_pending(const struct storage *st, char *what, size_t n)
+static long recover_pending(const struct storage *st, long *missing, char *what, size_t n)
 {
     struct ceph_view v;
+    if (missing)
+        *missing = -1;
     if (storage_ceph_view(st, &v, what, n) != 0)
         return -1;
     long unclean = v.pgs ? (long)v.pgs - (long)v.pgs_clean : 1;
+    if (missing) /* a warning not about the data (slow heartbeats for minutes after a cut) */
+        *missing = unclean;
     bool ok = strcmp(v.health, "HEALTH_OK") == 0;
     snprintf(what, n, "%ld of %u placement groups not active+clean, %s%s%s%s", unclean, v.pgs,
              v.health, v.checks[0] ? " (" : "", v.checks, v.checks[0] ? ")" : "");

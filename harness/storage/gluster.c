@@ -36,8 +36,10 @@
 #define QUESTION_MS 10000
 
 /* Entries still to heal, over every brick. */
-static long heal_pending(const struct storage *st, char *what, size_t n)
+static long heal_pending(const struct storage *st, long *missing, char *what, size_t n)
 {
+    if (missing)
+        *missing = -1;
     char *info[] = {"gluster", "--mode=script", "volume", "heal", (char *)st->volume, "info",
                     "summary", NULL};
     char out[8192];
@@ -72,6 +74,8 @@ static long heal_pending(const struct storage *st, char *what, size_t n)
         return -1;
     }
     snprintf(what, n, "%ld entries still to heal", pending);
+    if (missing)
+        *missing = pending;
     return pending;
 }
 

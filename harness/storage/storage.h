@@ -63,8 +63,12 @@ struct storage_heal {
     const char *whole; /* what nothing pending means, for people */
     unsigned poll_ms;  /* how often to ask: what a question costs decides */
     /* What is still pending: a count (0: whole) with what in words, or -1
-     * with what saying why the question failed (that counts as pending). */
-    long (*pending)(const struct storage *st, char *what, size_t n);
+     * with what saying why the question failed (that counts as pending).
+     * *missing (when not NULL): what of it keeps the data short of its
+     * full redundancy, which a fault's settle wait needs (ceph: placement
+     * groups not active+clean, without a health warning that is not about
+     * the data; gluster: the same count). */
+    long (*pending)(const struct storage *st, long *missing, char *what, size_t n);
 };
 
 struct storage_kind {
