@@ -155,9 +155,11 @@ static void text_actions(FILE *f, const struct result *res)
         say_dist(st, sizeof st, &a->stall);
         say_dist(rc, sizeof rc, &a->recovery);
         say_dist(he, sizeof he, &a->heal);
-        fprintf(f, "    %-11s %3" PRIu64 " fault%s (%" PRIu64 " began): stall %s; recovery %s; "
-                "%.*s %s\n", a->action, a->count, a->count == 1 ? "" : "s", a->began, st, rc,
-                (int)strcspn(a->heal_key, "_"), a->heal_key, he);
+        fprintf(f, "    %-11s %3" PRIu64 " fault%s (%" PRIu64 " began): stall %s; recovery %s", a->action,
+                a->count, a->count == 1 ? "" : "s", a->began, st, rc);
+        if (a->heal.known) /* only the storage that heals or recovers has it */
+            fprintf(f, "; %.*s %s", (int)strcspn(a->heal_key, "_"), a->heal_key, he);
+        fprintf(f, "\n");
     }
 }
 
