@@ -74,6 +74,14 @@ uint64_t resources_period(uint64_t bucket_ns)
     return bucket_ns > RES_MAX_PERIOD_NS ? RES_MAX_PERIOD_NS : bucket_ns;
 }
 
+uint64_t resources_period_for(uint64_t bucket_ns, uint64_t duration_ns)
+{
+    uint64_t p = resources_period(bucket_ns), least = duration_ns / RES_MAX_SAMPLES;
+    if (p >= least)
+        return p;
+    return (least + RES_MIN_PERIOD_NS - 1) / RES_MIN_PERIOD_NS * RES_MIN_PERIOD_NS;
+}
+
 /* ---------------------------------------------------------------- parsers */
 
 bool resources_parse_diskstats(const char *line, unsigned *maj, unsigned *min, char *name,
@@ -648,13 +656,13 @@ static int add_host(struct resources *res, const char *name, const char *netns, 
     return 0;
 }
 
-int resources_prepare(struct resources *res, uint64_t bucket_ns, const struct lab *lab,
+int resources_prepare(struct resources *res, uint64_t period_ns, const struct lab *lab,
                       const char *target, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     pthread_mutex_init(&res->mu, NULL);
     pthread_cond_init(&res->cv, NULL);
-    res->period_ns = resources_period(bucket_ns);
+    res->period_ns = period_ns;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     res->ncpus = cpus > 0 ? (unsigned)cpus : 1;
     FILE *f = fopen("/proc/sys/kernel/task_delayacct", "r");

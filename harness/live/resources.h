@@ -10,7 +10,10 @@
  *            scan of /proc each time and says little more about CPU and
  *            disks, whose counters tick in 10 ms jiffies and ms; never
  *            longer than 1 s, so a run with large buckets still sees a
- *            failover's second by second.
+ *            failover's second by second.  But at most RES_MAX_SAMPLES
+ *            samples over the workload (whole multiples of 100 ms): a run
+ *            of hours keeps its memory and resources.csv bounded (a
+ *            20-minute thrash on the gluster lab wrote 75 MB at 100 ms).
  *
  * Hosts: the client (the machine we run on) and every host of the lab:
  * each lab server, and each client host c1..cN, is a network namespace on
@@ -64,6 +67,7 @@
 
 #define RES_MIN_PERIOD_NS 100000000ull  /* 100 ms */
 #define RES_MAX_PERIOD_NS 1000000000ull /* 1 s */
+#define RES_MAX_SAMPLES 3600ull          /* over a workload: its duration / this at least */
 
 /* One line of resources.csv over time: values[i] at samples t_s[i]
  * (NaN: not measured then). */
@@ -106,9 +110,13 @@ struct resources {
 /* The period for a bucket of bucket_ns (see above). */
 uint64_t resources_period(uint64_t bucket_ns);
 
+/* The same for a workload of duration_ns: never more than RES_MAX_SAMPLES
+ * samples (see above). */
+uint64_t resources_period_for(uint64_t bucket_ns, uint64_t duration_ns);
+
 /* What to sample: the client, every host of lab (NULL: none), the device
  * under target (a path, NULL or "" for none).  0, or -1 with err. */
-int resources_prepare(struct resources *res, uint64_t bucket_ns, const struct lab *lab,
+int resources_prepare(struct resources *res, uint64_t period_ns, const struct lab *lab,
                       const char *target, char *err, size_t errlen);
 
 /* Starts sampling at t0 (the workload start: the first sample is the

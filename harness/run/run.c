@@ -238,7 +238,8 @@ static int run_prepare(struct run *r, char *err, size_t errlen)
         free(r->tl);
         r->tl = NULL;
     } else if ((r->res = malloc(sizeof *r->res)) &&
-               resources_prepare(r->res, r->sc.bucket_ns, r->have_lab ? &r->lab : NULL,
+               resources_prepare(r->res, resources_period_for(r->sc.bucket_ns, r->sc.duration_ns),
+                                 r->have_lab ? &r->lab : NULL,
                                  r->sc.target.path, err, errlen) != 0) {
         fprintf(stderr, "faultline: %s; the hosts' resources are not sampled\n", err);
         resources_free(r->res);

@@ -82,6 +82,11 @@ static void the_period_follows_the_bucket_within_bounds(void **state)
     assert_int_equal(resources_period(100000000ull), 100000000ull);       /* 100 ms */
     assert_int_equal(resources_period(250000000ull), 250000000ull);       /* 250 ms */
     assert_int_equal(resources_period(10000000000ull), RES_MAX_PERIOD_NS); /* 10 s */
+    /* a long run: never more than RES_MAX_SAMPLES samples, whole 100 ms */
+    assert_int_equal(resources_period_for(100000000ull, 60000000000ull), 100000000ull); /* 1 m */
+    assert_int_equal(resources_period_for(100000000ull, 1200000000000ull), 400000000ull); /* 20 m */
+    assert_int_equal(resources_period_for(100000000ull, 7200000000000ull), 2000000000ull); /* 2 h */
+    assert_int_equal(resources_period_for(250000000ull, 600000000000ull), 250000000ull); /* 10 m */
 }
 
 /* A sampler of this machine alone: its CPU rows, on the period's grid. */
@@ -90,7 +95,8 @@ static void a_sampler_reads_the_machine(void **state)
     (void)state;
     struct resources res;
     char err[256];
-    assert_int_equal(resources_prepare(&res, 100000000ull, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(resources_prepare(&res, resources_period(100000000ull), NULL, NULL, err,
+                                       sizeof err), 0);
     assert_int_equal(resources_start(&res, mono_ns(), err, sizeof err), 0);
     uint64_t until = mono_ns() + 450000000ull;
     volatile uint64_t spin = 0;
