@@ -20,7 +20,7 @@
 static void whole_from_the_first_answer_with_nothing_pending(void **state)
 {
     (void)state;
-    const struct heal_sample s[] = {{S(1), 5}, {S(2), 0}, {S(3), 0}};
+    const struct heal_sample s[] = {{S(1), 5, 5}, {S(2), 0, 0}, {S(3), 0, 0}};
     double t = -1;
     assert_true(heal_time_of(s, N(s), S(1.5), UINT64_MAX, &t));
     assert_float_equal(t, 0.5, 1e-9);
@@ -30,7 +30,8 @@ static void a_whole_answer_that_a_later_one_contradicts_is_not_the_time(void **s
 {
     (void)state;
     /* stale OK 1 s after the clear, then the degraded truth, then whole */
-    const struct heal_sample s[] = {{S(2), 0}, {S(3), 4}, {S(4), 4}, {S(5), 0}, {S(6), 0}};
+    const struct heal_sample s[] = {{S(2), 0, 0}, {S(3), 4, 4}, {S(4), 4, 4}, {S(5), 0, 0},
+                                    {S(6), 0, 0}};
     double t = -1;
     assert_true(heal_time_of(s, N(s), S(1), UINT64_MAX, &t));
     assert_float_equal(t, 4.0, 1e-9);
@@ -39,7 +40,7 @@ static void a_whole_answer_that_a_later_one_contradicts_is_not_the_time(void **s
 static void a_failed_question_contradicts_nothing(void **state)
 {
     (void)state;
-    const struct heal_sample s[] = {{S(2), 0}, {S(3), -1}, {S(4), 0}};
+    const struct heal_sample s[] = {{S(2), 0, 0}, {S(3), -1, -1}, {S(4), 0, 0}};
     double t = -1;
     assert_true(heal_time_of(s, N(s), S(1), UINT64_MAX, &t));
     assert_float_equal(t, 1.0, 1e-9);
@@ -49,7 +50,7 @@ static void the_next_fault_may_undo_it(void **state)
 {
     (void)state;
     /* whole at 2 s; the next fault, injected at 3.5 s, leaves work */
-    const struct heal_sample s[] = {{S(2), 0}, {S(3), 0}, {S(4), 6}, {S(5), 0}};
+    const struct heal_sample s[] = {{S(2), 0, 0}, {S(3), 0, 0}, {S(4), 6, 6}, {S(5), 0, 0}};
     double t = -1;
     assert_true(heal_time_of(s, N(s), S(1), S(3.5), &t));
     assert_float_equal(t, 1.0, 1e-9);
@@ -62,10 +63,10 @@ static void never_whole_for_good_has_no_time(void **state)
 {
     (void)state;
     double t = -1;
-    const struct heal_sample ends_pending[] = {{S(2), 3}, {S(3), 0}, {S(4), 2}};
+    const struct heal_sample ends_pending[] = {{S(2), 3, 3}, {S(3), 0, 0}, {S(4), 2, 2}};
     assert_false(heal_time_of(ends_pending, N(ends_pending), S(1), UINT64_MAX, &t));
     /* whole only before the clear counts for nothing */
-    const struct heal_sample before[] = {{S(0.5), 0}, {S(2), 3}};
+    const struct heal_sample before[] = {{S(0.5), 0, 0}, {S(2), 3, 3}};
     assert_false(heal_time_of(before, N(before), S(1), UINT64_MAX, &t));
     assert_false(heal_time_of(NULL, 0, S(1), UINT64_MAX, &t));
     assert_float_equal(t, -1, 0);
