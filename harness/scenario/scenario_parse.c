@@ -568,6 +568,42 @@ static uint64_t fresh_seed(void)
     return s;
 }
 
+/* The mistakes of the drawn text, each said at [thrash]'s line with the
+ * drawn fault its line is in (the text's own lines past the file's end
+ * mean nothing to whoever reads the message). */
+static void drawn_mistakes(const char *full, const char *file, int line, const char *found,
+                           struct errlist *errs)
+{
+    size_t fl = strlen(file);
+    for (const char *m = found; *m;) {
+        const char *nl = strchr(m, '\n');
+        size_t len = nl ? (size_t)(nl - m) : strlen(m);
+        char what[128] = "a drawn fault", msg[FL_ERRLEN];
+        const char *rest = m;
+        if (len > fl + 1 && strncmp(m, file, fl) == 0 && m[fl] == ':') {
+            int at = atoi(m + fl + 1);
+            rest = strchr(m + fl + 1, ':');
+            rest = rest && rest < m + len ? rest + 1 + (rest[1] == ' ') : m;
+            /* the header of the section that line is in */
+            const char *p = full, *header = NULL;
+            for (int k = 1; *p && k <= at; k++) {
+                if (strncmp(p, "[fault ", 7) == 0)
+                    header = p;
+                p = strchr(p, '\n');
+                if (!p)
+                    break;
+                p++;
+            }
+            if (header)
+                snprintf(what, sizeof what, "%.*s", (int)strcspn(header, "\n"), header);
+        }
+        snprintf(msg, sizeof msg, "%s:%d: [thrash] drew %s, which does not hold: %.*s", file,
+                 line, what, (int)(len - (size_t)(rest - m)), rest);
+        scenario_note(errs, msg);
+        m += len + (nl != NULL);
+    }
+}
+
 /* [thrash]: the schedule drawn, and the scenario parsed again as the text
  * it becomes (thrash.h), so that a run runs what schedule.scn says. */
 static void expand_thrash(const char *text, const char *file, struct scenario *sc,
@@ -590,10 +626,7 @@ static void expand_thrash(const char *text, const char *file, struct scenario *s
     if (!full || !x || !keep) {
         scenario_note(errs, "out of memory drawing the [thrash] schedule");
     } else if (scenario_parse(full, file, x, one, sizeof one) != 0) {
-        char msg[FL_ERRLEN + 200];
-        snprintf(msg, sizeof msg, "%s:%d: [thrash]: the faults it drew do not hold "
-                 "(`faultline check --schedule` shows them):\n%s", file, t->line, one);
-        scenario_note(errs, msg);
+        drawn_mistakes(full, file, t->line, one, errs);
     } else {
         *keep = *t;
         *sc = *x;

@@ -221,7 +221,7 @@ static void mistakes_are_named_by_file_and_line(void **state)
                  "gap: '9s..2s': its end is before its start");
     expect_error("actions = kill\nhosts = gs1\nstart = 1790s\n", "t.scn:8:", "no fault fits");
     expect_error("actions = kill\nhosts = gs9\nkill.process = brick\n", "t.scn:8:",
-                 "the faults it drew do not hold");
+                 "which does not hold: [fault thrash-001] host 'gs9'");
     expect_error("actions = kill\nhosts = gs1\nkill.process = brick\nmax_faulted = 0\n",
                  "t.scn:12:", "max_faulted");
 }
