@@ -524,7 +524,17 @@ char *thrash_schedule_text(const char *text, const struct thrash_spec *t, bool w
     if (!(b.s = malloc(b.cap)))
         return NULL;
     b.s[0] = '\0';
-    bool in_thrash = false;
+    bool in_thrash = false, has_scenario = false;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char type[32];
+        has_scenario |= header_of(p, len, type, sizeof type) && strcmp(type, "scenario") == 0;
+        p += len + (nl != NULL);
+    }
+    if (with_seed && !has_scenario) /* the seed needs a place: the first lines, then */
+        put(&b, "[scenario]\nseed = %llu                # drawn: the schedule below is its\n",
+            (unsigned long long)t->seed);
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
