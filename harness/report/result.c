@@ -156,6 +156,9 @@ static void free_lists(struct result *res)
     for (size_t i = 0; i < res->nfaults; i++)
         free_fault(&res->faults[i]);
     free(res->faults);
+    for (size_t i = 0; i < res->nactions; i++)
+        free(res->actions[i].action);
+    free(res->actions);
     for (size_t i = 0; i < res->nfindings; i++)
         free_finding(&res->findings[i]);
     free(res->findings);
