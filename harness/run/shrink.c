@@ -596,7 +596,7 @@ int cmd_shrink(const struct shrink_opts *o)
     char said[600], dur[32];
     failure_text(&s->target, said, sizeof said);
     say_ns(s->t.duration_ns, dur, sizeof dur);
-    say(s, "%s: %s, %u faults, duration %s; it failed %s; each candidate up to %u tries, "
+    say(s, "%s: %s, %u faults, duration %s; its run: %s; each candidate up to %u tries, "
         "budget %.0f min", o->dir, path, s->t.nf, dur, said, o->tries,
         (double)o->budget_ns / 60e9);
     if (keep(s, &s->best) == 0) {
