@@ -383,14 +383,15 @@ static bool try_cand(struct shrink *s, const struct cand *c, const char *what, b
     snprintf(path, sizeof path, "%s/cand-%03u.scn", s->out, k);
     char dur[32];
     say_ns(duration_of(&s->t, c), dur, sizeof dur);
-    snprintf(note, sizeof note, "faultline shrink of %s, candidate %u: %s (%u faults, %s)",
-             s->o->dir, k, what, live_faults(&s->t, c), dur);
+    snprintf(note, sizeof note, "faultline shrink of %s, candidate %u: %s (%u of its faults, "
+             "duration %s)", s->o->dir, k, what, live_faults(&s->t, c), dur);
     if (cand_write(s, c, path, note, err, sizeof err) != 0) {
         say(s, "%s", err);
         *stopped = true;
         return false;
     }
-    say(s, "cand %u: %s (%u faults, duration %s)", k, what, live_faults(&s->t, c), dur);
+    unsigned live = live_faults(&s->t, c);
+    say(s, "cand %u: %s (%u fault%s, duration %s)", k, what, live, live == 1 ? "" : "s", dur);
     for (unsigned i = 1; i <= s->o->tries; i++) {
         if (stop_asked || !budget_left(s)) {
             say(s, "cand %u: %s before try %u", k, stop_asked ? "stopped by a signal" :
