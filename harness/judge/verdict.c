@@ -265,6 +265,11 @@ bool verdict_fault_happened(const struct fault *f, uint64_t end_ns, int interrup
  * explains (their time had not come) do not count. */
 static int find_missed(const struct verdict_input *in, struct verdict *v)
 {
+    /* A thrash none of whose drawn faults began tested nothing: its faults
+     * not reached count then (a storage never whole holds them all back). */
+    bool drawn_began = false;
+    for (unsigned i = 0; i < in->nfaults; i++)
+        drawn_began |= in->faults[i].drawn && in->faults[i].applied;
     for (unsigned i = 0; i < in->nfaults; i++) {
         const struct fault *f = &in->faults[i];
         char why[sizeof v->missed[0].why];
@@ -279,8 +284,9 @@ static int find_missed(const struct verdict_input *in, struct verdict *v)
         /* Cut short by the signal: the interruption says it already. */
         bool cut = in->interrupted && !f->error[0] && !f->indeterminate && !f->clear_failed;
         /* A fault [thrash] drew that its settle waits moved past the end
-         * was never part of the run's schedule (schedule.scn leaves it out). */
-        m->counts = !cut && !(f->not_reached && f->drawn);
+         * was never part of the run's schedule (schedule.scn leaves it out),
+         * as long as some drawn fault began. */
+        m->counts = !cut && !(f->not_reached && f->drawn && drawn_began);
         v->nmissed_counted += m->counts;
         snprintf(m->why, sizeof m->why, "%s", why);
     }

@@ -339,6 +339,59 @@ static void what_did_not_happen_is_never_pass(void **state)
     findings_free(&fnd);
 }
 
+/* A drawn fault the settle waits kept from the workload is no miss while
+ * another drawn fault began; when none began, the thrash tested nothing:
+ * never a pass.  A fault written so (a replay's) not reached is a miss. */
+static void a_thrash_that_reached_no_fault_is_never_pass(void **state)
+{
+    (void)state;
+    load("[fault a]\naction = command\ncommand = true\nat = 1s\n"
+         "[fault b]\naction = command\ncommand = true\nat = 5s\n");
+    findings_init(&fnd, 100);
+    struct fault f[2];
+    memset(f, 0, sizeof f);
+    for (int i = 0; i < 2; i++) {
+        f[i].spec = sc.faults[i];
+        f[i].ops = sc.faults[i].ops;
+        f[i].drawn = true;
+    }
+    f[0].applied = true;
+    f[0].injected_ns = 1000000000ull;
+    f[1].not_reached = true;
+    f[1].shift_ns = 7000000000ull;
+    struct recovery rec[2];
+    memset(rec, 0, sizeof rec);
+    struct verdict_input in = input();
+    in.faults = f;
+    in.nfaults = 2;
+    in.recovery = rec;
+    in.end_ns = 10000000000ull;
+    struct verdict v;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "pass");
+    assert_int_equal(v.nmissed, 1); /* said, not counted */
+    assert_false(v.missed[0].counts);
+    assert_non_null(strstr(v.missed[0].why, "moved it past the end"));
+    verdict_free(&v);
+
+    f[0].applied = false; /* held back too: nothing began */
+    f[0].injected_ns = 0;
+    f[0].not_reached = true;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "error");
+    assert_int_equal(v.nmissed_counted, 2);
+    verdict_free(&v);
+
+    f[0].applied = true; /* written in the scenario: not reached is a miss */
+    f[0].not_reached = false;
+    f[1].drawn = false;
+    assert_int_equal(verdict_evaluate(&in, &v), 0);
+    assert_string_equal(verdict_word(&v), "error");
+    assert_int_equal(v.nmissed_counted, 1);
+    verdict_free(&v);
+    findings_free(&fnd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +401,7 @@ int main(void)
         cmocka_unit_test(detected_corruption_is_not_damage),
         cmocka_unit_test(what_did_not_happen_is_never_pass),
         cmocka_unit_test(an_abandoned_run_is_never_pass),
+        cmocka_unit_test(a_thrash_that_reached_no_fault_is_never_pass),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
