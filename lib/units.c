@@ -175,3 +175,13 @@ void format_size(uint64_t bytes, char *out, size_t n)
     }
     snprintf(out, n, "%llu %s", (unsigned long long)bytes, names[u]);
 }
+
+void format_duration(uint64_t ns, char *out, size_t n)
+{
+    if (ns % 1000000000ull == 0)
+        snprintf(out, n, "%llus", (unsigned long long)(ns / 1000000000ull));
+    else if (ns % 1000000ull == 0)
+        snprintf(out, n, "%llums", (unsigned long long)(ns / 1000000ull));
+    else
+        snprintf(out, n, "%lluns", (unsigned long long)ns);
+}

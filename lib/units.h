@@ -32,4 +32,8 @@ int parse_rate(const char *s, uint64_t *out, char *why, size_t n);
 /* "64 MiB", "4 KiB", "512 B": the largest binary unit that divides exactly. */
 void format_size(uint64_t bytes, char *out, size_t n);
 
+/* "90s", "1504ms", "12ns": a duration as parse_duration reads it back
+ * exactly (the largest of s, ms, ns that divides it). */
+void format_duration(uint64_t ns, char *out, size_t n);
+
 #endif

@@ -244,14 +244,6 @@ static uint64_t duration_of(const struct text *t, const struct cand *c)
     return c->duration ? c->duration : t->duration_ns;
 }
 
-static void say_ns(uint64_t ns, char *out, size_t n)
-{
-    if (ns % 1000000000ull == 0)
-        snprintf(out, n, "%llus", (unsigned long long)(ns / 1000000000ull));
-    else
-        snprintf(out, n, "%llums", (unsigned long long)(ns / 1000000ull));
-}
-
 /* The candidate's text into path.  0, or -1 with err. */
 static int cand_write(const struct shrink *s, const struct cand *c, const char *path,
                       const char *note, char *err, size_t errlen)
@@ -275,16 +267,16 @@ static int cand_write(const struct shrink *s, const struct cand *c, const char *
             continue;
         char v[32];
         if (held >= 0) {
-            say_ns(c->hold[held], v, sizeof v);
+            format_duration(c->hold[held], v, sizeof v);
             fprintf(f, "%s = %s    # shrunk\n", t->f[held].hold_key, v);
         } else if (i == t->duration_line && c->duration) {
-            say_ns(c->duration, v, sizeof v);
+            format_duration(c->duration, v, sizeof v);
             fprintf(f, "duration = %s    # shrunk\n", v);
         } else {
             fprintf(f, "%s\n", t->line[i]);
         }
         if (i == t->scenario_line && t->duration_line < 0 && c->duration) {
-            say_ns(c->duration, v, sizeof v);
+            format_duration(c->duration, v, sizeof v);
             fprintf(f, "duration = %s    # shrunk\n", v);
         }
     }
@@ -382,7 +374,7 @@ static bool try_cand(struct shrink *s, const struct cand *c, const char *what, b
     unsigned k = ++s->ncand;
     snprintf(path, sizeof path, "%s/cand-%03u.scn", s->out, k);
     char dur[32];
-    say_ns(duration_of(&s->t, c), dur, sizeof dur);
+    format_duration(duration_of(&s->t, c), dur, sizeof dur);
     snprintf(note, sizeof note, "faultline shrink of %s, candidate %u: %s (%u of its faults, "
              "duration %s)", s->o->dir, k, what, live_faults(&s->t, c), dur);
     if (cand_write(s, c, path, note, err, sizeof err) != 0) {
@@ -442,7 +434,7 @@ static int keep(struct shrink *s, const struct cand *c)
     s->best = *c;
     s->kept++;
     char path[PATH_MAX + 32], err[FL_ERRLEN], note[512], dur[32];
-    say_ns(duration_of(&s->t, c), dur, sizeof dur);
+    format_duration(duration_of(&s->t, c), dur, sizeof dur);
     snprintf(path, sizeof path, "%s/minimal.scn", s->out);
     snprintf(note, sizeof note, "the smallest scenario `faultline shrink %s` found failing as "
              "that run did: %u of its %u faults, duration %s (candidate %u)", s->o->dir,
@@ -526,7 +518,7 @@ static bool shorten_holds(struct shrink *s)
             struct cand c = s->best;
             c.hold[k] = half;
             char what[200], v[32];
-            say_ns(half, v, sizeof v);
+            format_duration(half, v, sizeof v);
             snprintf(what, sizeof what, "%s %s = %s", f->name, f->hold_key, v);
             if (!try_cand(s, &c, what, &stopped) || keep(s, &c) != 0)
                 break;
@@ -544,7 +536,7 @@ static void shorten_duration(struct shrink *s)
         return;
     uint64_t want = c.duration;
     char what[96], v[32];
-    say_ns(want, v, sizeof v);
+    format_duration(want, v, sizeof v);
     snprintf(what, sizeof what, "duration = %s", v);
     bool stopped = false;
     if (try_cand(s, &c, what, &stopped))
@@ -596,7 +588,7 @@ int cmd_shrink(const struct shrink_opts *o)
     sigaction(SIGTERM, &sa, &old_term);
     char said[600], dur[32];
     failure_text(&s->target, said, sizeof said);
-    say_ns(s->t.duration_ns, dur, sizeof dur);
+    format_duration(s->t.duration_ns, dur, sizeof dur);
     say(s, "%s: %s, %u faults, duration %s; its run: %s; each candidate up to %u tries, "
         "budget %.0f min", o->dir, path, s->t.nf, dur, said, o->tries,
         (double)o->budget_ns / 60e9);
@@ -604,7 +596,7 @@ int cmd_shrink(const struct shrink_opts *o)
         s->kept = 0; /* the run's own scenario is no success */
         if (drop_faults(s) && shorten_holds(s))
             shorten_duration(s);
-        say_ns(duration_of(&s->t, &s->best), dur, sizeof dur);
+        format_duration(duration_of(&s->t, &s->best), dur, sizeof dur);
         say(s, "%s: %u candidates, %u kept; minimal.scn has %u of %u faults, duration %s%s",
             s->kept ? "smaller" : "nothing smaller failed", s->ncand, s->kept,
             live_faults(&s->t, &s->best), s->t.nf, dur,

@@ -452,17 +452,6 @@ int thrash_draw(struct thrash_spec *t, uint64_t seed, uint64_t duration_ns, unsi
     return 0;
 }
 
-/* A duration as a scenario says it, exactly. */
-static void say_ns(uint64_t ns, char *out, size_t n)
-{
-    if (ns % 1000000000ull == 0)
-        snprintf(out, n, "%llus", (unsigned long long)(ns / 1000000000ull));
-    else if (ns % 1000000ull == 0)
-        snprintf(out, n, "%llums", (unsigned long long)(ns / 1000000ull));
-    else
-        snprintf(out, n, "%lluns", (unsigned long long)ns);
-}
-
 /* A growing string. */
 struct text {
     char *s;
@@ -563,11 +552,11 @@ char *thrash_schedule_text(const char *text, const struct thrash_spec *t, bool w
         const struct thrash_fault *f = &t->drawn[i];
         const struct thrash_action *a = &t->actions[f->action];
         char at[32], v[32];
-        say_ns(f->at_ns, at, sizeof at);
+        format_duration(f->at_ns, at, sizeof at);
         put(&b, "\n[fault thrash-%03u]\naction = %s\nhost = %s\nat = %s\n", i + 1,
             a->ops->action, f->host, at);
         if (a->ops->hold_key) {
-            say_ns(f->hold_ns, v, sizeof v);
+            format_duration(f->hold_ns, v, sizeof v);
             put(&b, "%s = %s\n", a->ops->hold_key, v);
         }
         for (unsigned k = 0; k < a->nkeys; k++)
@@ -577,7 +566,7 @@ char *thrash_schedule_text(const char *text, const struct thrash_spec *t, bool w
             put(&b, "settle = whole\n");
             if (t->settle_command[0])
                 put(&b, "settle_command = %s\n", t->settle_command);
-            say_ns(t->settle_timeout_ns, v, sizeof v);
+            format_duration(t->settle_timeout_ns, v, sizeof v);
             put(&b, "settle_timeout = %s\n", v);
             if (outcome && outcome[i].settle_s >= 0)
                 put(&b, "# its settle wait took %.3f s in the run that drew it\n",
