@@ -72,6 +72,8 @@ KEEP_KINDS := -Wl,--undefined=remote_undo_kind -Wl,--undefined=disk_undo_kinds
 # (mkfs.ext4), mawk, iproute2 and nftables (to look at the lab from outside), tcpdump (the
 # independent observer of recovery times), libxml2-utils (xmllint for junit.xml);
 # ssh: openssh-server (an sshd per lab host) and openssh-client (faults over ssh);
+# the ha lab: corosync, pacemaker and pacemaker-cli-utils (crm_mon, cibadmin) and
+# resource-agents (IPaddr2, iSCSITarget, iSCSILogicalUnit, anything);
 # many clients: openmpi-bin (mpirun) and libopenmpi-dev (<mpi.h>; libmpi is loaded at run
 # time), libfuse3-dev (tests/fuse/stalefs, a client cache that serves stale data);
 # bench: fio, libiscsi-bin (iscsi-perf); time (/usr/bin/time: tests/cli/scale.sh, bench-scale);
@@ -84,7 +86,8 @@ DEB_PACKAGES := gcc make libc6-dev pkg-config liburing-dev libiscsi-dev libnl-3-
                 glusterfs-server glusterfs-client xfsprogs fuse3 util-linux tar \
                 openssh-server openssh-client openmpi-bin libopenmpi-dev libfuse3-dev time \
                 clang libclang-rt-14-dev ceph-mon ceph-osd ceph-mds ceph-mgr ceph-fuse \
-                ceph-common mandoc groff-base man-db
+                ceph-common mandoc groff-base man-db corosync pacemaker pacemaker-cli-utils \
+                resource-agents
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps check check-full unit cli check-asan demo demo-file bench bench-all bench-iscsi \
@@ -301,9 +304,10 @@ SCNDIR     = $(DESTDIR)$(PREFIX)/share/faultline/scenarios
 COMPDIR    = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 SCENARIOS := $(wildcard scenarios/*.scn)
 THRASHES  := $(wildcard scenarios/thrash/*.scn)
+HAS       := $(wildcard scenarios/ha/*.scn)
 
 install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE) $(INSTALL_DISK)
-	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)/thrash" "$(COMPDIR)"
+	install -d "$(BINDIR)" "$(MANDIR)/man1" "$(MANDIR)/man5" "$(SCNDIR)/thrash" "$(SCNDIR)/ha" "$(COMPDIR)"
 	install -m 0755 "$(INSTALL_FAULTLINE)" "$(BINDIR)/faultline"
 	install -m 0755 "$(INSTALL_WCACHE)" "$(BINDIR)/faultline-wcache"
 	install -m 0755 "$(INSTALL_DISK)" "$(BINDIR)/faultline-disk"
@@ -311,6 +315,7 @@ install: $(INSTALL_FAULTLINE) $(INSTALL_WCACHE) $(INSTALL_DISK)
 	install -m 0644 man/faultline-scenario.5 "$(MANDIR)/man5/faultline-scenario.5"
 	install -m 0644 $(SCENARIOS) "$(SCNDIR)"
 	install -m 0644 $(THRASHES) "$(SCNDIR)/thrash"
+	install -m 0644 $(HAS) "$(SCNDIR)/ha"
 	install -m 0644 completion/faultline.bash "$(COMPDIR)/faultline"
 
 # Exactly what install put there, and the scenarios' directories once empty.
@@ -318,8 +323,8 @@ uninstall:
 	rm -f "$(BINDIR)/faultline" "$(BINDIR)/faultline-wcache" "$(BINDIR)/faultline-disk" \
 	    "$(MANDIR)/man1/faultline.1" \
 	    "$(MANDIR)/man5/faultline-scenario.5" "$(COMPDIR)/faultline" \
-	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS) $(THRASHES))
-	rmdir "$(SCNDIR)/thrash" "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true
+	    $(patsubst scenarios/%,"$(SCNDIR)/%",$(SCENARIOS) $(THRASHES) $(HAS))
+	rmdir "$(SCNDIR)/thrash" "$(SCNDIR)/ha" "$(SCNDIR)" "$(DESTDIR)$(PREFIX)/share/faultline" 2> /dev/null || true
 
 clean:
 	rm -rf build faultline

@@ -241,6 +241,7 @@ lab_down_quietly() {
     "$FAULTLINE" lab down iscsi > /dev/null 2>&1
     "$FAULTLINE" lab down gluster > /dev/null 2>&1
     "$FAULTLINE" lab down ceph > /dev/null 2>&1
+    "$FAULTLINE" lab down ha > /dev/null 2>&1
 }
 
 # A witness on the wire for the lab tests.  WIRE_PAYLOAD is the BPF test for

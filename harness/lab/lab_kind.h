@@ -31,6 +31,13 @@ struct lab_build {
     /* Starts the servers once switch, links and namespaces exist, writing
      * a state record (lab_rec) before anything it makes.  0, or -1 with err. */
     int (*start)(struct lab *lab, int fd, char *err, size_t errlen);
+    /* Once every host's sshd runs, the switch's too (lab_ssh.c), and the
+     * lab is recorded ready (`faultline lab power` answers): what the kind
+     * starts last because it reaches the lab that way (the ha lab's
+     * pacemaker, whose fence agent is a BMC reached through the switch).
+     * A failure still takes the lab down.  NULL: nothing.  0, or -1 with
+     * err. */
+    int (*ready)(struct lab *lab, int fd, char *err, size_t errlen);
 };
 
 /* What the lab lends a run. */

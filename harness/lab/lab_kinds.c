@@ -12,6 +12,7 @@
     X(lab_iscsi)                                                                               \
     X(lab_gluster)                                                                             \
     X(lab_ceph)                                                                                \
+    X(lab_ha)                                                                                  \
     /* one line per lab kind, each ending in a backslash */
 
 #define DECLARE(kind) extern const struct lab_kind kind;

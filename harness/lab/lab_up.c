@@ -69,9 +69,10 @@ static int build_lab(struct lab *lab, int fd, char *err, size_t errlen)
         rc = lab_clients_build(lab, sk, fd, err, errlen);
     net_close(sk);
     if (rc != 0 || lab->kind->build->start(lab, fd, err, errlen) != 0 ||
-        lab_ssh_start(lab, fd, err, errlen) != 0)
+        lab_ssh_start(lab, fd, err, errlen) != 0 || lab_rec(fd, err, errlen, "ready") != 0)
         return -1;
-    return lab_rec(fd, err, errlen, "ready");
+    /* a failure here still takes the lab down (lab_up) */
+    return lab->kind->build->ready ? lab->kind->build->ready(lab, fd, err, errlen) : 0;
 }
 
 bool lab_healthy(const struct lab *lab, char *why, size_t n)

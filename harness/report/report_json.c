@@ -1,5 +1,6 @@
 /* report_json — report.json and the findings of events.jsonl (see report.h). */
 #include "report.h"
+#include "report_failover.h"
 #include "report_actions.h"
 #include "report_paths.h"
 
@@ -95,6 +96,27 @@ static void json_path_event(struct json *j, const struct event *e)
     json_obj_end(j);
 }
 
+/* An HA cluster's fault: its stall split by what the cluster did
+ * (report_failover.h), when its events say it acted. */
+static void json_failover(struct json *j, const struct report *r, const struct recovery *x)
+{
+    struct failover_split fs = {.known = false};
+    if (x->injected && r->events)
+        failover_split(r->events->list, r->events->n, x->inject_ns, x->until_ns, x->stall_s > 0,
+                       x->stall_to_ns, &fs);
+    if (!fs.known)
+        return;
+    json_key(j, "failover");
+    json_obj_begin(j);
+    json_key(j, "noticed_by");
+    json_str(j, fs.lost_by);
+    const struct failover_phase *p[] = {&fs.detection, &fs.fencing, &fs.start, &fs.reconnect};
+    static const char *const key[] = {"detection_s", "fencing_s", "start_s", "reconnect_s"};
+    for (int i = 0; i < 4; i++)
+        report_json_maybe(j, key[i], p[i]->known, p[i]->s);
+    json_obj_end(j);
+}
+
 /* A fault's recovery numbers (null where they could not be measured): its
  * metrics under their keys, and what tells more about them. */
 static void json_recovery(struct json *j, const struct report *r, const struct recovery *x)
@@ -146,6 +168,7 @@ static void json_recovery(struct json *j, const struct report *r, const struct r
         if (report_event_in(&r->events->list[i], x->inject_ns, x->until_ns))
             json_path_event(j, &r->events->list[i]);
     json_arr_end(j);
+    json_failover(j, r, x);
 }
 
 /* `measured`: every metric of [expect] as this run measured it, written

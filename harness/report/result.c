@@ -109,7 +109,7 @@ static void free_fault(struct result_fault *x)
 {
     char *strs[] = {x->name,       x->action,     x->host,       x->detail,
                     x->error,      x->applied_by, x->cleared_by, x->not_happened_why,
-                    x->heal_word,  x->heal_whole};
+                    x->heal_word,  x->heal_whole, x->failover_noticed_by};
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
         free(strs[k]);
     free_events(x->events, x->nevents);

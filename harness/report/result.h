@@ -98,6 +98,11 @@ struct result_fault {
     size_t nevents;
     struct result_value *values; /* every number (or null) of the fault's object */
     size_t nvalues;
+    /* an HA cluster's fault: its stall split by what the cluster did
+     * (report.json's "failover"; report_failover.h) */
+    bool failover;
+    char *failover_noticed_by; /* member-lost or rsc-failed */
+    struct result_time fo_detection, fo_fencing, fo_start, fo_reconnect;
     /* settle = whole and [thrash] */
     bool drawn, not_reached;
     struct result_time settle; /* its wait for the storage (null: none) */

@@ -187,6 +187,14 @@ static void read_recovery(struct reader *rd, const struct jv *f, struct result_f
         h = maybe(jv_get(f, KEY(F_RECOVER)));
     x->heal_s = h.s;
     read_events(rd, jv_get(f, "path_events"), &x->events, &x->nevents);
+    const struct jv *fo = jv_get(f, "failover");
+    if ((x->failover = fo && fo->type == JV_OBJ)) {
+        x->failover_noticed_by = dup_or_empty(rd, jv_get(fo, "noticed_by"));
+        x->fo_detection = maybe(jv_get(fo, "detection_s"));
+        x->fo_fencing = maybe(jv_get(fo, "fencing_s"));
+        x->fo_start = maybe(jv_get(fo, "start_s"));
+        x->fo_reconnect = maybe(jv_get(fo, "reconnect_s"));
+    }
     read_values(rd, f, &x->values, &x->nvalues);
 }
 

@@ -65,6 +65,23 @@ static void text_fault_events(FILE *f, const struct result_fault *x)
         fprintf(f, "      (and %zu more path events in report.json)\n", shown - 6);
 }
 
+/* An HA cluster's fault: the stall split by what the cluster did. */
+static void text_failover(FILE *f, const struct result_fault *x)
+{
+    if (!x->failover)
+        return;
+    char d[32], fe[32], st[32], re[32];
+    fmt_maybe(x->fo_detection.known, x->fo_detection.s, d, sizeof d);
+    fmt_maybe(x->fo_fencing.known, x->fo_fencing.s, fe, sizeof fe);
+    fmt_maybe(x->fo_start.known, x->fo_start.s, st, sizeof st);
+    fmt_maybe(x->fo_reconnect.known, x->fo_reconnect.s, re, sizeof re);
+    fprintf(f, "      failover: detection %s (to %s), fencing %s%s, resource start %s, "
+               "reconnect %s\n", d,
+            strcmp(x->failover_noticed_by, "rsc-failed") == 0 ? "a failed monitor"
+                                                              : "a membership without it",
+            fe, x->fo_fencing.known ? "" : " (no fence)", st, re);
+}
+
 /* One line of recovery numbers under a fault. */
 static void text_recovery(FILE *f, const struct result_fault *x)
 {
@@ -95,6 +112,7 @@ static void text_recovery(FILE *f, const struct result_fault *x)
     else if (x->heal_measured)
         fprintf(f, "      NOT %sed within heal_wait: the %s event (events.jsonl) says what was "
                    "left (whole: %s)\n", x->heal_word, x->heal_word, x->heal_whole);
+    text_failover(f, x);
     text_fault_events(f, x);
 }
 

@@ -219,10 +219,12 @@ static const struct key_def host_keys[] = {
 
 static const struct key_def cluster_keys[] = {
     {"kind", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, kind_name), 0, 0,
-     "gluster or ceph: the real storage the run is against (required); the run then measures "
-     "each fault's heal_s (gluster) or recover_s (ceph), waits heal_wait for it after the "
-     "workload, describes the storage and its options in the manifest and (ceph) reports the "
-     "monitors' MDS and OSD events, as with a lab", 0},
+     "gluster, ceph or pacemaker: the real storage the run is against (required); the run then "
+     "measures each fault's heal_s (gluster) or recover_s (ceph), waits heal_wait for it after "
+     "the workload, describes the storage and its options in the manifest and (ceph) reports "
+     "the monitors' MDS and OSD events, as with a lab; pacemaker: an HA cluster, described by "
+     "its versions, token, consensus and fencing (what its nodes logged is read in the ha lab "
+     "only)", 0},
     {"volume", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, volume), 0, 0,
      "gluster: the volume (required); ceph: the CephFS filesystem (default: the cluster's)", 0},
     {"via", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, via), 0, 0,

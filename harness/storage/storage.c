@@ -12,6 +12,7 @@
 #define KINDS(X)                                                                               \
     X(storage_gluster)                                                                         \
     X(storage_ceph)                                                                            \
+    X(storage_pacemaker)                                                                       \
     /* one line per storage kind, each ending in a backslash */
 
 #define DECLARE(kind) extern const struct storage_kind kind;

@@ -11,6 +11,10 @@
  *                       status`), its version, filesystem and pools, and
  *                       what its monitors logged (MDS takeovers, an OSD's
  *                       bad copies met on a read or a scrub)
+ *   pacemaker.c pacemaker an HA cluster under Pacemaker and Corosync: no
+ *                       heal (it keeps no replicas); its versions and
+ *                       timeouts, and what its nodes logged (membership,
+ *                       fencing, resources started and stopped)
  *
  * A kind only asks the storage's own CLI, through the storage's `cli`:
  * where that runs is not its business.  An embedded lab (lab.h) runs it
@@ -110,7 +114,7 @@ struct storage {
 };
 
 /* The kinds (a lab names the one it runs). */
-extern const struct storage_kind storage_gluster, storage_ceph;
+extern const struct storage_kind storage_gluster, storage_ceph, storage_pacemaker;
 
 /* The kinds, and the one called name (NULL: unknown). */
 unsigned storage_kinds_all(const struct storage_kind *const **out);

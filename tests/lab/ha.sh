@@ -1,0 +1,90 @@
+# tier: full
+# passes: both
+# The HA lab end to end: n1 and n2 under Corosync and Pacemaker, up
+# (twice), looked at from outside (each node its own hostname, its own
+# /usr/sbin with fence_faultline in it and ours without, the group on n1,
+# both online in crm_mon), the fence agent asked about a node as the
+# fencer asks it; then ha-node-power-off as shipped: n1 powered off under
+# the client's writes, fenced by n2 through the lab, the target started on
+# n2 and the client back through the floating IP, with no acknowledged
+# write lost, and the stall split by what the cluster logged; n1 back
+# online afterwards, the group staying on n2; then `lab down`, which
+# leaves nothing: no namespace, link, process, mount, state or directory,
+# and no file in our /dev/shm.
+. "$(dirname "$0")/../lib.sh"
+
+need_root "namespaces, mounts, corosync and pacemaker"
+command -v corosync > /dev/null && command -v pacemakerd > /dev/null ||
+    fail "corosync and pacemaker are not installed (make deps)"
+lab_prefix
+LABDIR=/var/lib/faultline/labs/$P-ha
+SHM_BEFORE=$(ls /dev/shm | wc -l)
+
+lab_pids() { for i in 1 2; do ip netns pids "$P-ha-n$i" 2>/dev/null || true; done; }
+on_node() { _n=$1; shift; nsenter -t "$(ip netns pids "$P-ha-$_n" | head -n 1)" -a "$@"; }
+
+start=$(date +%s)
+expect_code 0 "$FAULTLINE" lab up ha
+contains "$WORK/out" "lab is up"
+echo "  lab up in $(($(date +%s) - start)) s"
+expect_code 0 "$FAULTLINE" lab up ha
+contains "$WORK/out" "lab was up already"
+expect_code 0 "$FAULTLINE" lab status ha --json
+S=$WORK/status.json
+cp "$WORK/out" "$S"
+json "$S" '[.hosts[] | .name]' '["client","n1","n2"]'
+json "$S" .cluster.holder '"n1"'
+json "$S" .cluster.fencing true
+json "$S" .cluster.token_ms 3000
+jq -r .cluster.crm_mon "$S" | grep -q 'Online: \[ n1 n2 \]' || fail "not both online: $(jq -r .cluster.crm_mon "$S")"
+# what the lab's processes hold in memory, for people
+rss=0
+for pid in $(lab_pids); do
+    kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+    rss=$((rss + ${kb:-0}))
+done
+echo "  the nodes' processes hold $((rss / 1024)) MiB (VmRSS)"
+for n in n1 n2; do
+    [ "$(on_node $n hostname)" = $n ] || fail "$n has hostname $(on_node $n hostname)"
+    on_node $n test -x /usr/sbin/fence_faultline || fail "$n has no fence_faultline"
+    on_node $n grep -q " /var/lib/pacemaker " /proc/mounts || fail "$n has no /var/lib/pacemaker of its own"
+done
+[ ! -e /usr/sbin/fence_faultline ] || fail "fence_faultline is in our /usr/sbin"
+# the fence agent as the fencer runs it: KEY=VALUE on stdin; on is 0
+printf 'action=status\nplug=n1\n' | on_node n2 /usr/sbin/fence_faultline > "$WORK/fence" 2>&1 ||
+    { cat "$WORK/fence" >&2; fail "fence_faultline status of n1 from n2"; }
+on_node n2 /usr/sbin/fence_faultline -o metadata | grep -q '<resource-agent name="fence_faultline"' ||
+    fail "fence_faultline gives no metadata"
+
+# --- the holder powered off: fenced, failed over, nothing lost ---
+expect_code 0 "$FAULTLINE" run "$(dirname "$0")/../../scenarios/ha/ha-node-power-off.scn" --out "$WORK/power"
+R=$WORK/power/report.json
+json "$R" .verdict '"pass"'
+json "$R" '.faults[0].happened' true
+json "$R" '[.faults[0].path_events[] | select(.event == "fence-done") | .portal] | unique' '["n1"]'
+json "$R" '[.faults[0].path_events[] | select(.event == "rsc-started") | .portal] | unique' '["n2"]'
+json "$R" '.faults[0].failover.noticed_by' '"member-lost"'
+# each phase measured; they add up to the stall (to the report's rounding
+# of the client's reconnect, polled every second)
+json "$R" '.faults[0].failover | [.detection_s, .fencing_s, .start_s, .reconnect_s] | map(. != null and . >= 0) | all' true
+json "$R" '(.faults[0].failover | .detection_s + .fencing_s + .start_s + .reconnect_s) - .faults[0].stall_s | fabs < 1.5' true
+expect_code 0 "$FAULTLINE" lab status ha --json
+cp "$WORK/out" "$S"
+json "$S" .cluster.holder '"n2"'
+i=0
+until "$FAULTLINE" lab status ha --json | jq -r .cluster.crm_mon | grep -q 'Online: \[ n1 n2 \]'; do
+    i=$((i + 1))
+    [ $i -lt 60 ] || fail "n1 is not online again 30 s after the run"
+    sleep 0.5
+done
+
+# --- lab down: nothing left ---
+PIDS=$(lab_pids)
+[ -n "$PIDS" ] || fail "no process of the lab found"
+expect_code 0 "$FAULTLINE" lab down ha
+contains "$WORK/out" "is down"
+lab_nothing_left ha
+! grep -q "$LABDIR" /proc/mounts || fail "mounts left: $(grep "$LABDIR" /proc/mounts)"
+[ "$(ls /dev/shm | wc -l)" = "$SHM_BEFORE" ] || fail "files left in /dev/shm: $(ls /dev/shm)"
+expect_code 0 "$FAULTLINE" lab down ha # twice is harmless
+pass
