@@ -82,6 +82,11 @@ struct fault_lab {
      * -1 with err ("ctrl-a has no disk of its own", "[lab] disk_faults =
      * no"). */
     int (*disk)(void *ctx, const char *host, struct lab_disk *d, char *err, size_t errlen);
+    /* Runs argv on lab host `host` inside all its namespaces, as a session
+     * on it would (a cluster manager's CLI: switchover).  The exit status,
+     * or -1; out holds the output, or why it could not run. */
+    int (*run)(void *ctx, const char *host, char *const argv[], char *out, size_t outlen,
+               int timeout_ms);
 };
 
 struct undo_log;

@@ -29,6 +29,7 @@
  *                disk-slow,     disk offline or a device-mapper table: disk_host.c)
  *                disk-full
  *   command.c    command        any command at inject, its undo at clear
+ *   switchover.c switchover     a planned move of an HA cluster's resources (crm_resource)
  *
  * (links.c and nftfault.c there are what some families share: a link set
  * down and up again; a table of nftables rules.)

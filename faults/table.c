@@ -24,6 +24,7 @@
     X(fault_disk_slow)                                                                         \
     X(fault_disk_full)                                                                         \
     X(fault_command)                                                                           \
+    X(fault_switchover)                                                                        \
     /* one line per family, each ending in a backslash */
 
 #define DECLARE(ops) extern const struct fault_ops ops;

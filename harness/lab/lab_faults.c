@@ -181,11 +181,34 @@ static int fault_disk(void *ctx, const char *host, struct lab_disk *d, char *err
     return lab_disk_of(&now, host, d, err, errlen);
 }
 
+/* In the server's own namespaces (its init's): one that boots has them. */
+static int fault_run(void *ctx, const char *host, char *const argv[], char *out, size_t outlen,
+                     int timeout_ms)
+{
+    const struct lab *lab = ctx;
+    struct lab now; /* its init as it is now: a power cycle boots another */
+    char err[512];
+    if (lab_load(lab->kind, lab->prefix, &now, err, sizeof err) != 0) {
+        snprintf(out, outlen, "%s", err);
+        return -1;
+    }
+    const struct lab_host *h = lab_host(&now, host);
+    if (!h || !h->init || !lab_server_up(h)) {
+        snprintf(out, outlen, "lab host %s is not a server that runs (no namespaces of its own "
+                 "to run in)", host);
+        return -1;
+    }
+    struct proc_place at;
+    lab_server_place(h, &at);
+    return proc_run_at(&at, argv, out, outlen, timeout_ms);
+}
+
 void lab_fault_lab(const struct lab *lab, struct fault_lab *out)
 {
     *out = (struct fault_lab){.ctx = (void *)lab, .process = fault_process,
                               .restart = fault_restart,
                               .replica = lab->kind->faults->replica ? fault_replica : NULL,
                               .power = lab->kind->faults->power ? fault_power : NULL,
-                              .disk = lab->kind->faults->disk ? fault_disk : NULL};
+                              .disk = lab->kind->faults->disk ? fault_disk : NULL,
+                              .run = fault_run};
 }

@@ -46,6 +46,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/proc.h"
 #include "../../lib/units.h"
+#include "lab_cache.h"
 #include "lab_ha.h"
 #include "lab_kind.h"
 #include "lab_names.h"
@@ -70,6 +71,10 @@ static const struct key_def ha_keys[] = {
     {"fencing", KEY_BOOL, "yes", NULL, OPT(fencing), 0, 0,
      "ha: fencing on (stonith-enabled, fence_faultline powering the lost node off through "
      "the lab); no: nothing stops a node the other lost sight of", 0},
+    {"write_cache", KEY_BOOL, "off", NULL, OPT(write_cache), 0, 0,
+     "ha: each node acknowledges writes from a volatile cache of its own (a faultline-wcache "
+     "over the shared LUN, as the iscsi lab's controllers), written at SYNCHRONIZE CACHE; "
+     "what it holds dies with the node's power", 0},
     {"resource_stickiness", KEY_COUNT, "100", NULL, OPT(stickiness), 0, 1000000,
      "ha: the resources' stickiness (rsc_defaults): how much they prefer to stay where they "
      "run; the group prefers n1 by half of it, so it never moves back by itself", 0},
@@ -100,11 +105,12 @@ static void ha_lay_out(struct lab *lab)
     snprintf(x->vip, sizeof x->vip, "198.18.%u.%u", lab->subnet, VIP_HOSTNO);
     snprintf(x->lun, sizeof x->lun, "%.127s/lun.img", lab->dir);
     snprintf(x->fence, sizeof x->fence, "%.127s/fence", lab->dir);
+    snprintf(x->cache, sizeof x->cache, "%.127s/cache", lab->dir);
     snprintf(x->iqn, sizeof x->iqn, "iqn.2026-12.io.faultline:%s-ha", P);
     char seed[64];
     snprintf(seed, sizeof seed, "%s/%u/ha", P, lab->subnet);
     snprintf(x->serial, sizeof x->serial, "FH%08X", lab_hash(seed));
-    snprintf(x->portal, sizeof x->portal, "iscsi://%s:3260/%s/1", x->vip, x->iqn);
+    snprintf(x->portal, sizeof x->portal, "iscsi://%.23s:3260/%.127s/1", x->vip, x->iqn);
 }
 
 /* --- a node --- */
@@ -126,10 +132,15 @@ static int node_setup(void *ctx)
         if (mount(src, binds[i][1], NULL, MS_BIND, NULL) != 0)
             return errno;
     }
+    if (opts(lab)->write_cache) { /* its own cache where the LUN resource looks */
+        lab_cache_path(lab, h, "", src, sizeof src);
+        if (mount(src, ha_priv(lab)->cache, NULL, MS_BIND, NULL) != 0)
+            return errno;
+    }
     if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755") != 0 ||
         mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
         return errno;
-    snprintf(opt, sizeof opt, "lowerdir=%s:/usr/sbin", ha_priv(lab)->fence);
+    snprintf(opt, sizeof opt, "lowerdir=%.159s:/usr/sbin", ha_priv(lab)->fence);
     if (mount("overlay", "/usr/sbin", "overlay", MS_RDONLY, opt) != 0)
         return errno;
     return 0;
@@ -213,8 +224,16 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
                     size_t errlen)
 {
     void *ctx[2] = {h, (void *)lab};
-    if (!lab_server_up(h) && lab_server_boot(h, node_setup, ctx, fd, err, errlen) != 0)
-        return -1;
+    if (!lab_server_up(h)) {
+        /* its cache first, empty as after a power-up: the node's mount
+         * namespace is a copy of ours as it boots */
+        uint64_t cstart;
+        if (opts(lab)->write_cache && !lab_cache_pid(lab, h, &cstart) &&
+            lab_cache_start(lab, h, ha_priv(lab)->lun, NULL, false, fd, err, errlen) != 0)
+            return -1;
+        if (lab_server_boot(h, node_setup, ctx, fd, err, errlen) != 0)
+            return -1;
+    }
     struct proc_place at;
     lab_server_place(h, &at);
     if (!live(h, "corosync", NULL)) {
@@ -346,8 +365,10 @@ static int ha_start(struct lab *lab, int fd, char *err, size_t errlen)
     if (lab_rec(fd, err, errlen, "file %s", x->lun) != 0 ||
         sparse_file(x->lun, lab->opts.size, 0600, true, err, errlen) != 0)
         return -1;
-    if (mkdir(x->fence, 0700) != 0) {
-        snprintf(err, errlen, "cannot create %s: %s", x->fence, strerror(errno));
+    if (mkdir(x->fence, 0700) != 0 || mkdir(x->cache, 0700) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", errno && access(x->fence, F_OK) == 0
+                                                          ? x->cache : x->fence,
+                 strerror(errno));
         return -1;
     }
     if (ha_write_fence_agent(lab, err, errlen) != 0)
@@ -401,17 +422,31 @@ static int ha_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *
     if (!on) {
         unsigned frozen = lab_freeze_all_in(h->netns);
         uint64_t t0 = mono_ns();
+        /* its cache (in our namespace) once nothing of the node writes to
+         * it any more: what it held unflushed is gone */
+        char held[96] = "";
+        if (opts(lab)->write_cache) {
+            long dirty = lab_cache_dirty(lab, h);
+            if (lab_cache_stop(lab, h, err, errlen) != 0)
+                return -1;
+            if (dirty >= 0)
+                snprintf(held, sizeof held, ", its write cache killed with %ld unflushed pages",
+                         dirty);
+            else
+                snprintf(held, sizeof held, ", its write cache killed");
+        }
         if (lab_kill_all_in(h->netns, err, errlen) != 0)
             return -1;
         /* what the cut takes besides: the floating IP, if the node held
          * it (the namespace and its eth0 stay; a real node boots without
          * it) */
         char vip[40], out[256];
-        snprintf(vip, sizeof vip, "%s/24", ha_priv(lab)->vip);
+        snprintf(vip, sizeof vip, "%.23s/24", ha_priv(lab)->vip);
         char *del[] = {"ip", "addr", "del", vip, "dev", h->ifname, NULL};
-        bool held = proc_run_in(h->netns, del, out, sizeof out, 5000) == 0;
-        snprintf(what, whatlen, "%u processes frozen, all killed after %.3f s%s", frozen,
-                 (double)(mono_ns() - t0) / 1e9, held ? ", the floating IP gone with it" : "");
+        bool vip_held = proc_run_in(h->netns, del, out, sizeof out, 5000) == 0;
+        snprintf(what, whatlen, "%u processes frozen%s, all killed after %.3f s%s", frozen,
+                 held, (double)(mono_ns() - t0) / 1e9,
+                 vip_held ? ", the floating IP gone with it" : "");
         return 0;
     }
     if (lab_server_up(h) && live(h, "corosync", NULL) && live(h, "pacemakerd", NULL)) {
@@ -462,8 +497,13 @@ static bool ha_healthy(const struct lab *lab, char *why, size_t n)
 {
     for (unsigned i = 1; i < lab->nhosts; i++) {
         const struct lab_host *h = &lab->hosts[i];
+        uint64_t start;
         if (!live(h, "pacemakerd", NULL)) {
             snprintf(why, n, "pacemaker of %s is not running", h->name);
+            return false;
+        }
+        if (opts(lab)->write_cache && !lab_cache_pid(lab, h, &start)) {
+            snprintf(why, n, "the write cache of %s is not running", h->name);
             return false;
         }
     }

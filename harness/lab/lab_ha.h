@@ -11,6 +11,7 @@ struct ha_lab_opts {
     uint64_t token_ns;     /* corosync's totem.token */
     uint64_t consensus_ns; /* totem.consensus; 0: corosync's own (1.2 x token) */
     bool fencing;          /* stonith-enabled, with fence_faultline */
+    bool write_cache;      /* each node's volatile cache (lab_cache.h) */
     uint64_t stickiness;   /* rsc_defaults resource-stickiness */
 };
 
@@ -22,7 +23,12 @@ struct ha_lab {
     char serial[32];
     char portal[256]; /* iscsi://VIP:3260/IQN/1: the one portal clients use */
     char fence[160];  /* LAB/fence: fence_faultline, seen by the nodes in /usr/sbin */
+    char cache[160];  /* LAB/cache: where each node sees its own cache (LAB/cache-N) */
 };
+
+/* The file the LUN resource exports, the same path on both nodes: the
+ * shared file, or (write_cache) LAB/cache/lun, each node's own cache. */
+void ha_lun_path(const struct lab *lab, char *out, size_t n);
 
 static inline const struct ha_lab_opts *ha_opts(const struct lab *lab)
 {

@@ -65,6 +65,14 @@ int ha_write_corosync_conf(const struct lab *lab, const char *path, const char *
     return done(f, path, err, errlen);
 }
 
+void ha_lun_path(const struct lab *lab, char *out, size_t n)
+{
+    if (ha_opts(lab)->write_cache)
+        snprintf(out, n, "%.150s/lun", ha_priv(lab)->cache);
+    else
+        snprintf(out, n, "%.150s", ha_priv(lab)->lun);
+}
+
 static void nvpair(FILE *f, const char *set, const char *name, const char *value)
 {
     fprintf(f, "        <nvpair id=\"%s-%s\" name=\"%s\" value=\"%s\"/>\n", set, name, name,
@@ -137,17 +145,24 @@ int ha_write_cib(const struct lab *lab, const char *path, unsigned uid, unsigned
                "        <meta_attributes id=\"%s-meta\">\n"
                "          <nvpair id=\"%s-priority\" name=\"priority\" value=\"10\"/>\n"
                "        </meta_attributes>\n", HA_GROUP, HA_GROUP, HA_GROUP);
-    /* tgtd in the foreground, so that its monitor watches tgtd itself */
-    const char *tgtd[] = {"binfile", "/usr/sbin/tgtd", "cmdline_options", "-f", NULL};
+    /* tgtd in the foreground, so that its monitor watches tgtd itself;
+     * tgtd does not end on SIGTERM: the agent's SIGKILL comes after 1 s,
+     * not after 2/3 of the stop's timeout (13 s of every move) */
+    const char *tgtd[] = {"binfile", "/usr/sbin/tgtd", "cmdline_options", "-f",
+                          "stop_timeout", "1", NULL};
     char portal[48];
-    snprintf(portal, sizeof portal, "%s:3260", x->vip);
+    snprintf(portal, sizeof portal, "%.23s:3260", x->vip);
     const char *target[] = {"implementation", "tgt", "iqn", x->iqn, "tid", "1", "portals",
                             portal, "allowed_initiators", "ALL", NULL};
-    /* the caching mode page with WCE cleared, as the iscsi lab's: every
-     * write is on the shared storage before it completes */
+    /* without write_cache, the caching mode page with WCE cleared, as the
+     * iscsi lab's: every write is on the shared storage before it
+     * completes; with it, the node's cache holds writes until a
+     * SYNCHRONIZE CACHE */
+    char lunpath[200];
+    ha_lun_path(lab, lunpath, sizeof lunpath);
     const char *lun[] = {"implementation", "tgt", "target_iqn", x->iqn, "lun", "1", "path",
-                         x->lun, "scsi_sn", x->serial, "scsi_id", x->serial,
-                         "additional_parameters",
+                         lunpath, "scsi_sn", x->serial, "scsi_id", x->serial,
+                         o->write_cache ? NULL : "additional_parameters",
                          "mode_page=8:0:18:0x10:0:0xff:0xff:0:0:0xff:0xff:0xff:0xff:0x80:0x14:"
                          "0:0:0:0:0:0",
                          NULL};
@@ -172,6 +187,40 @@ int ha_write_cib(const struct lab *lab, const char *path, unsigned uid, unsigned
     fprintf(f, "      </meta_attributes>\n    </rsc_defaults>\n  </configuration>\n"
                "  <status/>\n</cib>\n");
     return done(f, path, err, errlen);
+}
+
+/* The end of the list action, then the metadata one: what pacemaker-fenced
+ * asks an agent first. */
+static void fence_metadata(FILE *f)
+{
+    fprintf(f, ";;\n"
+               "metadata) cat <<'EOF'\n"
+               "<?xml version=\"1.0\" ?>\n"
+               "<resource-agent name=\"fence_faultline\" shortdesc=\"Fence agent of a faultline "
+               "lab\">\n"
+               "<longdesc>Powers a node of a faultline lab off and on through the lab, as a "
+               "BMC would.</longdesc>\n"
+               "<parameters>\n"
+               "<parameter name=\"action\" unique=\"0\" required=\"1\"><getopt mixed=\"-o\"/>"
+               "<content type=\"string\" default=\"reboot\"/><shortdesc lang=\"en\">Fencing "
+               "action</shortdesc></parameter>\n"
+               "<parameter name=\"plug\" unique=\"0\" required=\"0\"><getopt mixed=\"-n\"/>"
+               "<content type=\"string\"/><shortdesc lang=\"en\">The node</shortdesc>"
+               "</parameter>\n"
+               "<parameter name=\"port\" unique=\"0\" required=\"0\"><getopt mixed=\"-n\"/>"
+               "<content type=\"string\"/><shortdesc lang=\"en\">The node</shortdesc>"
+               "</parameter>\n"
+               "</parameters>\n"
+               "<actions>\n"
+               "<action name=\"on\"/><action name=\"off\"/><action name=\"reboot\"/>"
+               "<action name=\"status\"/><action name=\"monitor\"/><action name=\"list\"/>"
+               "<action name=\"metadata\"/>\n"
+               "</actions>\n"
+               "</resource-agent>\n"
+               "EOF\n"
+               ";;\n"
+               "*) echo \"fence_faultline: action '$action' is not supported\" >&2; exit 1 ;;\n"
+               "esac\n");
 }
 
 int ha_write_fence_agent(const struct lab *lab, char *err, size_t errlen)
@@ -246,33 +295,6 @@ int ha_write_fence_agent(const struct lab *lab, char *err, size_t errlen)
                "list) ", lab->hosts[1].name);
     for (unsigned i = 1; i < lab->nhosts; i++)
         fprintf(f, "echo %s; ", lab->hosts[i].name);
-    fprintf(f, ";;\n"
-               "metadata) cat <<'EOF'\n"
-               "<?xml version=\"1.0\" ?>\n"
-               "<resource-agent name=\"fence_faultline\" shortdesc=\"Fence agent of a faultline "
-               "lab\">\n"
-               "<longdesc>Powers a node of a faultline lab off and on through the lab, as a "
-               "BMC would.</longdesc>\n"
-               "<parameters>\n"
-               "<parameter name=\"action\" unique=\"0\" required=\"1\"><getopt mixed=\"-o\"/>"
-               "<content type=\"string\" default=\"reboot\"/><shortdesc lang=\"en\">Fencing "
-               "action</shortdesc></parameter>\n"
-               "<parameter name=\"plug\" unique=\"0\" required=\"0\"><getopt mixed=\"-n\"/>"
-               "<content type=\"string\"/><shortdesc lang=\"en\">The node</shortdesc>"
-               "</parameter>\n"
-               "<parameter name=\"port\" unique=\"0\" required=\"0\"><getopt mixed=\"-n\"/>"
-               "<content type=\"string\"/><shortdesc lang=\"en\">The node</shortdesc>"
-               "</parameter>\n"
-               "</parameters>\n"
-               "<actions>\n"
-               "<action name=\"on\"/><action name=\"off\"/><action name=\"reboot\"/>"
-               "<action name=\"status\"/><action name=\"monitor\"/><action name=\"list\"/>"
-               "<action name=\"metadata\"/>\n"
-               "</actions>\n"
-               "</resource-agent>\n"
-               "EOF\n"
-               ";;\n"
-               "*) echo \"fence_faultline: action '$action' is not supported\" >&2; exit 1 ;;\n"
-               "esac\n");
+    fence_metadata(f);
     return done(f, path, err, errlen);
 }

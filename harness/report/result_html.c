@@ -253,6 +253,37 @@ static void actions_table(FILE *f, const struct result *res)
 /* More faults than this: their table is folded (a thrash of hours). */
 #define FAULTS_SHOWN 20
 
+/* An HA cluster's faults: each stall split by what the cluster did. */
+static void failover_table(FILE *f, const struct result *res)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->nfaults; i++)
+        n += res->faults[i].failover;
+    if (!n)
+        return;
+    fprintf(f, "<p>The cluster's failovers, from what its nodes logged: detection to a "
+               "membership without the node (or a monitor that found a resource dead), the "
+               "fence, the resources' start, the client's reconnect.</p>\n<table><tr><th>fault"
+               "</th><th>noticed by</th><th>detection</th><th>fencing</th><th>resource start"
+               "</th><th>reconnect</th></tr>\n");
+    for (size_t i = 0; i < res->nfaults; i++) {
+        const struct result_fault *x = &res->faults[i];
+        if (!x->failover)
+            continue;
+        fprintf(f, "<tr><td>");
+        report_escape(f, x->name);
+        fprintf(f, "</td><td>");
+        report_escape(f, x->failover_noticed_by);
+        fprintf(f, "</td>");
+        td_rtime(f, x->fo_detection);
+        td_rtime(f, x->fo_fencing);
+        td_rtime(f, x->fo_start);
+        td_rtime(f, x->fo_reconnect);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
 static void faults_table(FILE *f, const struct result *res, const struct result_series *s)
 {
     if (!res->nfaults)
@@ -285,6 +316,7 @@ static void faults_table(FILE *f, const struct result *res, const struct result_
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n%s", fold ? "</details>\n" : "");
+    failover_table(f, res);
 }
 
 static void finding_row(FILE *f, const struct result_finding *x)

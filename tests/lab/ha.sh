@@ -8,7 +8,8 @@
 # the client's writes, fenced by n2 through the lab, the target started on
 # n2 and the client back through the floating IP, with no acknowledged
 # write lost, and the stall split by what the cluster logged; n1 back
-# online afterwards, the group staying on n2; then `lab down`, which
+# online afterwards, the group staying on n2; a planned switchover back to
+# n1 (the group moves, the move's constraint is cleared); then `lab down`, which
 # leaves nothing: no namespace, link, process, mount, state or directory,
 # and no file in our /dev/shm.
 . "$(dirname "$0")/../lib.sh"
@@ -77,6 +78,40 @@ until "$FAULTLINE" lab status ha --json | jq -r .cluster.crm_mon | grep -q 'Onli
     [ $i -lt 60 ] || fail "n1 is not online again 30 s after the run"
     sleep 0.5
 done
+
+# --- a planned switchover back to n1: the group moves, nothing lost ---
+cat > "$WORK/back.scn" <<EOS
+[scenario]
+name = ha-back
+duration = 12s
+lab = ha
+hung_after = 30s
+[target]
+kind = iscsi
+[workload]
+block = 4KiB
+depth = 4
+flush = 64
+[lab]
+size = 64MiB
+[fault back]
+action = switchover
+host = n2
+to = n1
+at = 2s
+[expect]
+lost_writes = 0
+errors = 0
+EOS
+expect_code 0 "$FAULTLINE" run "$WORK/back.scn" --out "$WORK/back"
+json "$WORK/back/report.json" '.faults[0].happened' true
+json "$WORK/back/report.json" '[.faults[0].path_events[] | select(.event == "rsc-started") | .portal] | unique' '["n1"]'
+expect_code 0 "$FAULTLINE" lab status ha --json
+cp "$WORK/out" "$S"
+json "$S" .cluster.holder '"n1"'
+# the move's constraint is gone again
+on_node n1 cibadmin -Q --scope constraints > "$WORK/constraints"
+! grep -q cli- "$WORK/constraints" || fail "the switchover left its constraint: $(cat "$WORK/constraints")"
 
 # --- lab down: nothing left ---
 PIDS=$(lab_pids)
