@@ -50,6 +50,7 @@ struct host_spec {
     char ssh[160];        /* [USER@]ADDRESS[:PORT] as written */
     struct ssh_dest via;  /* ssh, parsed, and the other ssh_* keys */
     struct host_power power; /* power_off, power_on, power_status, power_wait */
+    char cluster_logs[512];  /* a [cluster]'s logs on this host, comma-separated paths */
 };
 
 /* Where a fault acts, resolved from the lab, `local` or a [host] section. */

@@ -32,6 +32,7 @@ static void run_storage(struct run *r)
         return;
     const struct cluster_spec *c = &r->sc.cluster;
     storage_over_ssh(&r->storage, c->kind, c->volume, via->name, &via->via);
+    storage_logs_over_ssh(&r->storage, r->sc.hosts, r->sc.nhosts);
     r->have_storage = true;
     run_say(r, "the cluster: %s%s%s, its %s CLI asked %s", c->kind->what, c->volume[0] ? " " : "",
             c->volume, c->kind->cli, r->storage.where);

@@ -197,6 +197,11 @@ static const struct key_def host_keys[] = {
     {"switch", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, switch_host), 0, 0,
      "the [host] of the Linux switch that holds its switch_port (port-down, port-flap, "
      "switch-down, bandwidth direction = in run there)", 0},
+    {"cluster_logs", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, cluster_logs), 0, 0,
+     "the [cluster]'s log files on this host (ssh), comma-separated paths, read over ssh after "
+     "the workload for what the cluster did there (pacemaker: /var/log/pacemaker/pacemaker.log,"
+     "/var/log/corosync/corosync.log: memberships, fencing, resources, as path events and each "
+     "fault's failover split)", 0},
     {"power_off", KEY_TEXT, NULL, NULL, KEY_FIELD(struct host_spec, power.off), 0, 0,
      "power-off: the command that cuts the host's power, run with /bin/sh -c here, on the "
      "controller, not on the host (no ssh needed): ipmitool -I lanplus -H bmc-gs2 -U admin -E "
@@ -223,8 +228,9 @@ static const struct key_def cluster_keys[] = {
      "measures each fault's heal_s (gluster) or recover_s (ceph), waits heal_wait for it after "
      "the workload, describes the storage and its options in the manifest and (ceph) reports "
      "the monitors' MDS and OSD events, as with a lab; pacemaker: an HA cluster, described by "
-     "its versions, token, consensus and fencing (what its nodes logged is read in the ha lab "
-     "only)", 0},
+     "its versions, token, consensus and fencing, and with [host] cluster_logs what its nodes "
+     "logged (memberships, fencing, resources) as path events and each fault's failover "
+     "split", 0},
     {"volume", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, volume), 0, 0,
      "gluster: the volume (required); ceph: the CephFS filesystem (default: the cluster's)", 0},
     {"via", KEY_TEXT, NULL, NULL, KEY_FIELD(struct cluster_spec, via), 0, 0,

@@ -26,8 +26,10 @@
  *                    (a monitor that found it not running: tgtd killed)
  * Pacemaker's lines carry no year: each is read in the year that puts it
  * nearest the run's start.  The logs
- * are on the nodes: a lab reads them (logs "pacemaker" and "corosync");
- * a real cluster's are not read here.
+ * are on the nodes (logs "pacemaker" and "corosync"): a lab reads its
+ * nodes' files; a real cluster's are read over ssh from each [host] whose
+ * cluster_logs names them (storage_logs_over_ssh).  Without either,
+ * nothing is known of what the cluster did.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -264,7 +266,7 @@ static void happened(const struct storage *st, uint64_t from_wall_ns, storage_sa
                      void *ctx)
 {
     if (!st->logs)
-        return; /* a real cluster's logs are on its nodes: not read here */
+        return; /* no [host] names where its logs are */
     time_t from = (time_t)(from_wall_ns / SECOND);
     struct tm tm;
     if (!localtime_r(&from, &tm))

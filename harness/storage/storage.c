@@ -3,6 +3,7 @@
 #include "storage.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../faults/ssh/sshcmd.h"
@@ -95,4 +96,75 @@ int storage_cli_ok(const struct storage *st, char *const argv[], char *out, size
     snprintf(where, sizeof where, " %s", st->where);
     proc_failed_text(argv, where, rc, out, err, errlen);
     return -1;
+}
+
+/* --- a real cluster's logs, over ssh --- */
+
+#define LOG_TAIL_BYTES (4u << 20)
+#define LOG_TIMEOUT_MS 30000
+
+/* The path that `which` names among a comma-separated list: the first
+ * whose file name holds it.  false: none. */
+static bool log_named(const char *list, const char *which, char *out, size_t n)
+{
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        char path[512];
+        snprintf(path, sizeof path, "%.*s", (int)len, p);
+        char *s = path;
+        while (*s == ' ')
+            s++;
+        const char *base = strrchr(s, '/');
+        if (strstr(base ? base + 1 : s, which)) {
+            snprintf(out, n, "%s", s);
+            return true;
+        }
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+static void logs_over_ssh(const struct storage *st, const char *which, storage_line_fn fn,
+                          void *ctx)
+{
+    char *text = malloc(LOG_TAIL_BYTES + 1);
+    for (unsigned i = 0; text && i < st->nlog_hosts; i++) {
+        const struct host_spec *h = &st->log_hosts[i];
+        char path[512], command[1024] = "", size[16];
+        if (!h->cluster_logs[0] || !h->via.dest[0] ||
+            !log_named(h->cluster_logs, which, path, sizeof path))
+            continue;
+        snprintf(size, sizeof size, "%u", LOG_TAIL_BYTES);
+        if (h->via.sudo)
+            snprintf(command, sizeof command, "sudo -n");
+        const char *words[] = {"tail", "-c", size, path};
+        bool fits = true;
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+            fits &= sshcmd_quote(command, sizeof command, words[w]);
+        struct sshcmd c;
+        sshcmd_argv(&h->via, command, &c);
+        if (!fits || proc_run(c.argv, text, LOG_TAIL_BYTES + 1, LOG_TIMEOUT_MS) != 0)
+            continue; /* a host that does not answer tells nothing */
+        /* the first line of a tail may be cut: it is never a whole line */
+        char *line = strchr(text, '\n');
+        for (line = line ? line + 1 : text; *line;) {
+            char *end = strchr(line, '\n');
+            if (end)
+                *end = '\0';
+            fn(ctx, h->name, line);
+            if (!end)
+                break;
+            line = end + 1;
+        }
+    }
+    free(text);
+}
+
+void storage_logs_over_ssh(struct storage *st, const struct host_spec *hosts, unsigned n)
+{
+    st->log_hosts = hosts;
+    st->nlog_hosts = n;
+    for (unsigned i = 0; i < n; i++)
+        if (hosts[i].cluster_logs[0] && hosts[i].via.dest[0])
+            st->logs = logs_over_ssh;
 }

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "../../faults/env.h"
+#include "../../faults/host.h"
 #include "../../lib/kvlist.h"
 
 struct storage;
@@ -111,6 +112,10 @@ struct storage {
     /* The address of daemon `name` ("mds.cs1", "mon.cs1", "osd.0"), for
      * where an event happened ("": not known).  NULL: none known. */
     void (*address)(const struct storage *st, const char *name, char *out, size_t n);
+    /* A real cluster's hosts whose cluster_logs name its log files
+     * (storage_logs_over_ssh); 0: none. */
+    const struct host_spec *log_hosts;
+    unsigned nlog_hosts;
 };
 
 /* The kinds (a lab names the one it runs). */
@@ -129,6 +134,14 @@ const char *storage_kinds(void);
  * outlive st. */
 void storage_over_ssh(struct storage *st, const struct storage_kind *k, const char *volume,
                       const char *host, const struct ssh_dest *via);
+
+/* The cluster's logs on the [host]s among hosts[0..n) that name them
+ * (cluster_logs), read over ssh (sudo -n with sudo = yes): the last 4 MiB
+ * of each file whose name holds `which` ("pacemaker", "corosync"), line
+ * by line with the host's name as the source (storage.logs).  A host that
+ * does not answer (powered off, cut off) gives nothing.  hosts must
+ * outlive st. */
+void storage_logs_over_ssh(struct storage *st, const struct host_spec *hosts, unsigned n);
 
 /* Runs `argv` of the storage's CLI (storage.cli), with err naming the
  * command and what it said when it fails.  0, or -1. */
