@@ -636,6 +636,7 @@ static const struct lab_faults ha_faults = {
 
 static const struct lab_report ha_report = {
     .healthy = ha_healthy,
+    .rejoin_s = 60, /* a node back online and its fence device started: 10-20 s here */
     .as_built = ha_as_built,
     .status = ha_status,
 };

@@ -96,6 +96,11 @@ struct lab_report {
      * lab found up takes it as it is.  NULL: nothing more.  false with
      * why. */
     bool (*as_built)(const struct lab *lab, char *why, size_t n);
+    /* How long its servers take to be healthy again once brought back
+     * (the ha lab's node rejoining its cluster, its fence device started
+     * again): lab_revive waits up to this long before it calls the lab
+     * broken.  0: healthy at once, or never. */
+    unsigned rejoin_s;
     /* Its part of `lab status`: into j (--json) or as lines to out. */
     void (*status)(const struct lab *lab, struct json *j, FILE *out);
     /* For the report's manifest, when the lab knows its storage's setup

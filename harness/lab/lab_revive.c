@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lab_kind.h"
+#include "lab_names.h"
 #include "lab_server.h"
 
 /* What was found and done, for people. */
@@ -94,6 +95,12 @@ static int settle(const struct lab_kind *k, const char *prefix, struct lab *lab,
     char why[512];
     if (lab_load(k, prefix, lab, r->err, sizeof r->err) != 0)
         return -1;
+    /* a kind whose servers rejoin a cluster is given the time it needs */
+    for (unsigned waited = 0; !lab_healthy(lab, why, sizeof why); waited++) {
+        if (waited >= 2 * k->report->rejoin_s)
+            break;
+        lab_pause_ms(500);
+    }
     if (lab_healthy(lab, why, sizeof why))
         return 0;
     if (!lab->kind->faults->power || !r->nrestarted) {
