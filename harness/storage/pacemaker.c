@@ -100,10 +100,9 @@ struct reading {
     size_t n, cap;
 };
 
-static void saw(const struct reading *cr, uint64_t t, const char *event, const char *where,
+static void saw(struct reading *r, uint64_t t, const char *event, const char *where,
                 const char *detail)
 {
-    struct reading *r = (struct reading *)cr;
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
         struct seen *more = cap <= 65536 ? realloc(r->seen, cap * sizeof *more) : NULL;
@@ -181,7 +180,7 @@ static void message(const char *s, char *out, size_t n)
 
 static void corosync_line(void *ctx, const char *source, const char *line)
 {
-    const struct reading *r = ctx;
+    struct reading *r = ctx;
     const char *rest;
     uint64_t t = line_time(r, line, &rest);
     if (!t || t < r->from_wall_ns)
@@ -212,7 +211,7 @@ static void corosync_line(void *ctx, const char *source, const char *line)
 }
 
 /* "Result of OP operation for RSC on NODE: RESULT". */
-static void result_line(const struct reading *r, uint64_t t, const char *p)
+static void result_line(struct reading *r, uint64_t t, const char *p)
 {
     char op[16], rsc[64], node[64], result[64], detail[200];
     if (sscanf(p, "Result of %15s operation for %63s on %63[^:]: %63[^|\n]", op, rsc, node,
@@ -239,7 +238,7 @@ static void result_line(const struct reading *r, uint64_t t, const char *p)
 static void pacemaker_line(void *ctx, const char *source, const char *line)
 {
     (void)source; /* each line names its node */
-    const struct reading *r = ctx;
+    struct reading *r = ctx;
     const char *rest;
     uint64_t t = line_time(r, line, &rest);
     if (!t || t < r->from_wall_ns)
