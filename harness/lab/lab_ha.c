@@ -32,6 +32,7 @@
  * and kills every process of the node; power-on boots it as at first.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -100,7 +101,7 @@ static void ha_lay_out(struct lab *lab)
         lab_lay_out_server(lab, h, name, port, 10 + i);
         snprintf(h->service, sizeof h->service, "corosync, pacemaker");
         snprintf(h->home, sizeof h->home, "%.127s/n%u", lab->dir, i);
-        snprintf(h->log, sizeof h->log, "%.150s/log/corosync.out", h->home);
+        snprintf(h->log, sizeof h->log, "%.150s/out/corosync.out", h->home);
     }
     snprintf(x->vip, sizeof x->vip, "198.18.%u.%u", lab->subnet, VIP_HOSTNO);
     snprintf(x->lun, sizeof x->lun, "%.127s/lun.img", lab->dir);
@@ -169,7 +170,7 @@ static int make_node_files(const struct lab *lab, const struct lab_host *h, char
     unsigned uid, gid;
     if (hacluster(&uid, &gid, err, errlen) != 0)
         return -1;
-    static const char *const dirs[] = {"", "/corosync", "/corosync-lib", "/log", "/pacemaker",
+    static const char *const dirs[] = {"", "/corosync", "/corosync-lib", "/out", "/log", "/pacemaker",
                                        "/pacemaker/cib", "/pacemaker/pengine",
                                        "/pacemaker/blackbox", "/pacemaker/cores"};
     char path[256];
@@ -177,7 +178,10 @@ static int make_node_files(const struct lab *lab, const struct lab_host *h, char
         snprintf(path, sizeof path, "%s%s", h->home, dirs[i]);
         if (mkdir_p(path, err, errlen) != 0)
             return -1;
-        /* what pacemaker's daemons write, as hacluster */
+        /* what pacemaker's daemons write, as hacluster; what root's write
+         * (corosync's log, the daemons' output) is in out/, which only
+         * root can write: a file root opens is never in a directory
+         * hacluster could put a link into */
         bool theirs = strncmp(dirs[i], "/pacemaker", 10) == 0 || strcmp(dirs[i], "/log") == 0;
         if (theirs && (chown(path, uid, gid) != 0 || chmod(path, 0750) != 0)) {
             snprintf(err, errlen, "cannot give %s to hacluster: %s", path, strerror(errno));
@@ -186,7 +190,7 @@ static int make_node_files(const struct lab *lab, const struct lab_host *h, char
     }
     char conf[256], log[256];
     snprintf(conf, sizeof conf, "%s/corosync/corosync.conf", h->home);
-    snprintf(log, sizeof log, "%s/log/corosync.log", h->home);
+    snprintf(log, sizeof log, "%s/out/corosync.log", h->home);
     snprintf(path, sizeof path, "%s/pacemaker/cib/cib.xml", h->home);
     if (ha_write_corosync_conf(lab, conf, log, err, errlen) != 0 ||
         ha_write_cib(lab, path, uid, gid, err, errlen) != 0)
@@ -250,7 +254,7 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
         while (proc_run_at(&on, cfg, out, sizeof out, 5000) != 0) {
             if (mono_ns() > until || proc_state(h->pid, h->start) != PROC_RUNNING) {
                 snprintf(err, errlen, "corosync of %s does not answer in 10 s: %.200s; see "
-                         "%s/log/corosync.log", h->name, out, h->home);
+                         "%s/out/corosync.log", h->name, out, h->home);
                 return -1;
             }
             lab_pause_ms(100);
@@ -261,7 +265,7 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
         char log[256];
         pid_t pid;
         uint64_t start;
-        snprintf(log, sizeof log, "%s/log/pacemakerd.out", h->home);
+        snprintf(log, sizeof log, "%s/out/pacemakerd.out", h->home);
         if (proc_spawn_at(&at, argv, log, &pid, &start, err, errlen) != 0)
             return -1;
     }
@@ -587,16 +591,22 @@ static void ha_status(const struct lab *lab, struct json *j, FILE *out)
 }
 
 /* Each line of the nodes' log files `which` ("pacemaker": LAB/nN/log/
- * pacemaker.log, "corosync": corosync.log), passed to fn with the node's
- * name (storage.logs). */
+ * pacemaker.log, written by hacluster, opened without following a link;
+ * "corosync": LAB/nN/out/corosync.log), passed to fn with the node's name
+ * (storage.logs). */
 static void ha_logs(const struct lab *lab, const char *which, storage_line_fn fn, void *ctx)
 {
     for (unsigned i = 1; i < lab->nhosts; i++) {
         char path[256], line[4096];
-        snprintf(path, sizeof path, "%s/log/%s.log", lab->hosts[i].home, which);
-        FILE *f = fopen(path, "r");
-        if (!f)
+        snprintf(path, sizeof path, "%s/%s/%s.log", lab->hosts[i].home,
+                 strcmp(which, "corosync") == 0 ? "out" : "log", which);
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (!f) {
+            if (fd >= 0)
+                close(fd);
             continue; /* a node that never started has none */
+        }
         while (fgets(line, sizeof line, f))
             fn(ctx, lab->hosts[i].name, line);
         fclose(f);

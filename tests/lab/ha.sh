@@ -125,7 +125,7 @@ host_keys() {
         "$(jq -r --arg h "$1" '.hosts[] | select(.name == $h) | .ssh' "$S")" \
         "$(jq -r --arg h "$1" '.hosts[] | select(.name == $h) | .ssh_identity' "$S")" \
         "$(jq -r --arg h "$1" '.hosts[] | select(.name == $h) | .ssh_known_hosts' "$S")"
-    printf 'cluster_logs = /var/log/pacemaker/pacemaker.log, %s/%s/log/corosync.log\n' "$LABDIR" "$1"
+    printf 'cluster_logs = /var/log/pacemaker/pacemaker.log, %s/%s/out/corosync.log\n' "$LABDIR" "$1"
 }
 {
     printf '[scenario]\nname = ha-over-ssh\nduration = 30s\nhung_after = 30s\n'
