@@ -199,26 +199,10 @@ static int make_node_files(const struct lab *lab, const struct lab_host *h, char
 }
 
 /* A process of node h by its name (0: none running). */
-static pid_t live(const struct lab_host *h, const char *comm, uint64_t *start)
+static pid_t live(const struct lab_host *h, const char *comm)
 {
-    uint64_t st = 0;
-    pid_t pid = lab_live_in(h, comm, &st);
-    char name[32] = "";
-    if (pid) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-        FILE *f = fopen(path, "r");
-        if (!f || !fgets(name, sizeof name, f))
-            name[0] = '\0';
-        if (f)
-            fclose(f);
-        name[strcspn(name, "\n")] = '\0';
-    }
-    if (!pid || strcmp(name, comm) != 0)
-        return 0; /* lab_live_in prefers comm, but gives any */
-    if (start)
-        *start = st;
-    return pid;
+    uint64_t start;
+    return lab_named_in(h, comm, &start);
 }
 
 /* Starts what of node h is not running: the node itself (booted as at
@@ -240,7 +224,7 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
     }
     struct proc_place at;
     lab_server_place(h, &at);
-    if (!live(h, "corosync", NULL)) {
+    if (!live(h, "corosync")) {
         char *argv[] = {"corosync", "-f", NULL};
         if (proc_spawn_at(&at, argv, h->log, &h->pid, &h->start, err, errlen) != 0 ||
             lab_rec(fd, err, errlen, "pid %s %d %llu", h->name, (int)h->pid,
@@ -260,7 +244,7 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
             lab_pause_ms(100);
         }
     }
-    if (pacemaker && !live(h, "pacemakerd", NULL)) {
+    if (pacemaker && !live(h, "pacemakerd")) {
         char *argv[] = {"pacemakerd", NULL};
         char log[256];
         pid_t pid;
@@ -272,18 +256,13 @@ static int run_node(const struct lab *lab, struct lab_host *h, bool pacemaker, i
     return 0;
 }
 
-/* A live node of the lab (via: that one, or NULL for any); NULL with out
- * saying there is none. */
-static const struct lab_host *live_node(const struct lab *lab, const char *via, char *out,
-                                        size_t outlen)
+/* A live node of the lab; NULL with out saying there is none. */
+static const struct lab_host *live_node(const struct lab *lab, char *out, size_t outlen)
 {
-    for (unsigned i = 1; i < lab->nhosts; i++) {
-        const struct lab_host *h = &lab->hosts[i];
-        if ((!via || strcmp(h->name, via) == 0) && live(h, "pacemakerd", NULL))
-            return h;
-    }
-    snprintf(out, outlen, "no node%s%s of the lab runs pacemaker", via ? " " : "",
-             via ? via : "");
+    for (unsigned i = 1; i < lab->nhosts; i++)
+        if (live(&lab->hosts[i], "pacemakerd"))
+            return &lab->hosts[i];
+    snprintf(out, outlen, "no node of the lab runs pacemaker");
     return NULL;
 }
 
@@ -293,7 +272,7 @@ static const struct lab_host *live_node(const struct lab *lab, const char *via, 
 static int ha_cli(const struct lab *lab, char *const argv[], char *out, size_t outlen,
                   int timeout_ms)
 {
-    const struct lab_host *h = live_node(lab, NULL, out, outlen);
+    const struct lab_host *h = live_node(lab, out, outlen);
     if (!h)
         return -1;
     struct proc_place at;
@@ -453,7 +432,7 @@ static int ha_power(struct lab *lab, struct lab_host *h, bool on, int fd, char *
                  vip_held ? ", the floating IP gone with it" : "");
         return 0;
     }
-    if (lab_server_up(h) && live(h, "corosync", NULL) && live(h, "pacemakerd", NULL)) {
+    if (lab_server_up(h) && live(h, "corosync") && live(h, "pacemakerd")) {
         snprintf(what, whatlen, "already on: corosync and pacemaker running");
         return 0;
     }
@@ -502,7 +481,7 @@ static bool ha_healthy(const struct lab *lab, char *why, size_t n)
     for (unsigned i = 1; i < lab->nhosts; i++) {
         const struct lab_host *h = &lab->hosts[i];
         uint64_t start;
-        if (!live(h, "pacemakerd", NULL)) {
+        if (!live(h, "pacemakerd")) {
             snprintf(why, n, "pacemaker of %s is not running", h->name);
             return false;
         }

@@ -138,6 +138,7 @@ int lab_mount_image(const char *img, const char *dir)
 
 struct live {
     const char *want;
+    bool only; /* none but a process named want */
     pid_t found;
     uint64_t start;
 };
@@ -148,7 +149,7 @@ static int prefer(void *ctx, const struct proc_seen *p)
     if (proc_state(p->pid, p->start) != PROC_RUNNING)
         return 0;
     bool wanted = strcmp(p->comm, l->want) == 0;
-    if (!l->found || wanted) {
+    if ((!l->found && !l->only) || wanted) {
         l->found = p->pid;
         l->start = p->start;
     }
@@ -158,6 +159,15 @@ static int prefer(void *ctx, const struct proc_seen *p)
 pid_t lab_live_in(const struct lab_host *h, const char *want, uint64_t *start)
 {
     struct live l = {.want = want};
+    if (h->netns[0])
+        proc_each_in_netns(h->netns, prefer, &l);
+    *start = l.start;
+    return l.found;
+}
+
+pid_t lab_named_in(const struct lab_host *h, const char *comm, uint64_t *start)
+{
+    struct live l = {.want = comm, .only = true};
     if (h->netns[0])
         proc_each_in_netns(h->netns, prefer, &l);
     *start = l.start;

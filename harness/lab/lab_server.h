@@ -71,6 +71,11 @@ int lab_init_main(void);
  * power cut).  0 or errno. */
 int lab_mount_image(const char *img, const char *dir);
 
+/* A live process of host h's network namespace named `comm` (0: none;
+ * lab_live_in gives any live one when none is so named).  Its start
+ * time goes to *start. */
+pid_t lab_named_in(const struct lab_host *h, const char *comm, uint64_t *start);
+
 /* Sleeps ms milliseconds: the kinds' bounded polling loops. */
 
 #endif
